@@ -1,0 +1,75 @@
+package testpeer
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+//go:embed testdata/kamailio.cfg
+var kamailioCfg string
+
+// Kam is a running kamailio registrar and proxy on 127.0.0.1 (UDP and TCP)
+// with digest users alice/alicepw, bob/bobpw, carol/carolpw, dave/davepw.
+type Kam struct {
+	Port int
+	Dir  string
+}
+
+// Addr is host:port of the proxy.
+func (k *Kam) Addr() string { return fmt.Sprintf("127.0.0.1:%d", k.Port) }
+
+// Log returns what kamailio printed so far.
+func (k *Kam) Log() string {
+	b, _ := os.ReadFile(filepath.Join(k.Dir, "kamailio.log"))
+	return string(b)
+}
+
+// Registered counts the contacts kamailio holds (kamcmd ul.dump).
+func (k *Kam) Registered() int {
+	out, _ := exec.Command("kamcmd", "-s", "unix:"+filepath.Join(k.Dir, "kamailio_ctl"), "ul.dump").CombinedOutput()
+	return strings.Count(string(out), "Address:")
+}
+
+// Kamailio starts kamailio for the test; it stops when the test ends.
+func Kamailio(t testing.TB) *Kam {
+	t.Helper()
+	Require(t, "kamailio")
+	dir := t.TempDir()
+	port := FreeSIPPort(t)
+	cfg := strings.ReplaceAll(kamailioCfg, "@PORT@", itoa(port))
+	cfg = strings.ReplaceAll(cfg, "@RUNDIR@", dir)
+	if err := os.WriteFile(filepath.Join(dir, "kamailio.cfg"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("kamailio", "-f", filepath.Join(dir, "kamailio.cfg"), "-DD", "-E", "-Y", dir, "-m", "64", "-M", "8")
+	start(t, cmd, filepath.Join(dir, "kamailio.log"))
+	if !WaitFor(10*time.Second, func() bool { return Listening("udp", port) && Listening("tcp", port) }) {
+		t.Fatalf("kamailio did not listen on %d:\n%s", port, (&Kam{Dir: dir}).Log())
+	}
+	return &Kam{Port: port, Dir: dir}
+}
+
+// Listening reports whether something listens on 127.0.0.1:port ("udp" or "tcp").
+func Listening(proto string, port int) bool {
+	b, err := os.ReadFile("/proc/net/" + proto)
+	if err != nil {
+		return false
+	}
+	want := fmt.Sprintf("0100007F:%04X", port)
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[1] != want {
+			continue
+		}
+		if proto == "udp" || f[3] == "0A" { // 0A = TCP LISTEN
+			return true
+		}
+	}
+	return false
+}
