@@ -1,0 +1,32 @@
+#!/bin/bash
+# The whole test suite: installs what it needs, checks formatting, vet,
+# staticcheck and generated files, then runs every Go test with the race
+# detector and the browser tests inside a fresh network namespace
+# (unshare -n: only loopback exists, so no test packet can leave the machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:$(go env GOPATH)/bin"
+export CI="${CI:-true}"
+
+bash scripts/install-test-deps.sh
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+[ -z "$bad" ] || { echo "not gofmt'ed: $bad"; exit 1; }
+echo "== go vet"
+go vet ./...
+echo "== staticcheck"
+staticcheck ./...
+echo "== generated files are current"
+go tool templ generate -path views >/dev/null
+if [ -f package.json ]; then npm run --silent build >/dev/null; fi
+git diff --exit-code --stat -- views static || { echo "generated files are stale: run 'go tool templ generate -path views' and 'npm run build', and commit"; exit 1; }
+
+echo "== go test -race (inside unshare -n)"
+go build -o /dev/null ./cmd/softphone
+unshare -n env GOFLAGS=-mod=mod GOPROXY=off bash -c 'ip link set lo up && go test -race -count=1 -timeout 20m ./...'
+
+if [ -x scripts/e2e.sh ]; then
+  echo "== browser tests (inside unshare -n)"
+  bash scripts/e2e.sh
+fi
