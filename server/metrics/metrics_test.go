@@ -1,0 +1,138 @@
+package metrics
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/softphone/softphone/sipua"
+)
+
+func TestThirteenCountersWithHelp(t *testing.T) {
+	m := New()
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
+	res, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	text := string(body)
+	if len(Names()) != 13 {
+		t.Fatalf("%d counters", len(Names()))
+	}
+	for _, spec := range counterSpecs {
+		if !strings.Contains(text, "# HELP "+spec.name+" "+spec.help+"\n") {
+			t.Errorf("no help for %s", spec.name)
+		}
+		if !strings.Contains(text, "# TYPE "+spec.name+" counter\n") {
+			t.Errorf("%s is not a counter", spec.name)
+		}
+		if !strings.Contains(text, "\n"+spec.name+" 0\n") {
+			t.Errorf("%s not at 0", spec.name)
+		}
+	}
+	if strings.Contains(text, "go_goroutines") {
+		t.Error("global registry leaked into ours")
+	}
+}
+
+func call(id string, dir sipua.Direction, st sipua.CallState, outcome string) sipua.Call {
+	return sipua.Call{ID: id, Direction: dir, State: st, Outcome: outcome}
+}
+
+func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
+	m := New()
+	bus := sipua.NewBus()
+	sub := bus.Subscribe(1, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Consume(ctx, sub); close(done) }()
+
+	pub := func(k sipua.EventKind, c sipua.Call) { bus.Publish(sipua.Event{Kind: k, Call: c}) }
+	// answered incoming call, held and resumed: one answer
+	pub(sipua.EventCallStarted, call("a", sipua.DirIn, sipua.StateRingingIn, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateHold, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
+	pub(sipua.EventCallEnded, call("a", sipua.DirIn, sipua.StateEnded, sipua.OutcomeAnswered))
+	// missed incoming
+	pub(sipua.EventCallStarted, call("b", sipua.DirIn, sipua.StateRingingIn, ""))
+	pub(sipua.EventCallEnded, call("b", sipua.DirIn, sipua.StateEnded, sipua.OutcomeMissed))
+	// declined outgoing, failed outgoing
+	pub(sipua.EventCallStarted, call("c", sipua.DirOut, sipua.StateDialing, ""))
+	pub(sipua.EventCallEnded, call("c", sipua.DirOut, sipua.StateEnded, sipua.OutcomeDeclined))
+	pub(sipua.EventCallStarted, call("d", sipua.DirOut, sipua.StateDialing, ""))
+	pub(sipua.EventCallEnded, call("d", sipua.DirOut, sipua.StateEnded, sipua.OutcomeFailed))
+	// mute changes nothing
+	pub(sipua.EventCallUpdated, call("e", sipua.DirOut, sipua.StateActive, ""))
+	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{OK: true}})
+	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{Failed: true}})
+	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{State: "registering"}})
+
+	want := map[string]float64{"incoming": 2, "outgoing": 2, "answered": 1, "missed": 1, "declined": 1,
+		"failed": 1, "regok": 1, "regfail": 1}
+	got := func() map[string]float64 {
+		return map[string]float64{
+			"incoming": m.Value("calls_incoming_total"), "outgoing": m.Value("calls_outgoing_total"),
+			"answered": m.Value("calls_answered_total"), "missed": m.Value("calls_missed_total"),
+			"declined": m.Value("calls_declined_total"), "failed": m.Value("calls_failed_total"),
+			"regok": m.Value("registrations_succeeded_total"), "regfail": m.Value("registrations_failed_total"),
+		}
+	}
+	// The consumer runs on its own goroutine and there is no event telling
+	// it has caught up: poll with a deadline.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g := got()
+		ok := true
+		for k, v := range want {
+			if g[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("counts %v, want %v", g, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	sub.Close()
+}
+
+func TestAPIAndWebhookCounters(t *testing.T) {
+	m := New()
+	m.APIRequest(false)
+	m.APIRequest(true)
+	m.WebhookDelivered()
+	m.WebhookFailed()
+	m.WebhookFailed()
+	m.WebhookDropped()
+	for c, want := range map[string]float64{"api": 2, "refused": 1, "deliv": 1, "failed": 2, "dropped": 1} {
+		var got float64
+		switch c {
+		case "api":
+			got = m.Value("api_requests_total")
+		case "refused":
+			got = m.Value("api_requests_refused_total")
+		case "deliv":
+			got = m.Value("webhooks_delivered_total")
+		case "failed":
+			got = m.Value("webhooks_failed_total")
+		case "dropped":
+			got = m.Value("webhooks_dropped_total")
+		}
+		if got != want {
+			t.Errorf("%s = %v, want %v", c, got, want)
+		}
+	}
+}
