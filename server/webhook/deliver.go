@@ -1,0 +1,187 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/softphone/softphone/store"
+)
+
+// storeTimeout bounds one outbox write made after a delivery; it runs even
+// while shutting down, so a delivered event is not sent again needlessly.
+const storeTimeout = 5 * time.Second
+
+// dispatch hands due events to at most Workers deliveries at once, never two
+// of one call, so each call's events go out strictly in order (DueOutbox
+// gives only the oldest event of each call). It returns when ctx ends and
+// every delivery in flight has finished.
+func (s *Sender) dispatch(ctx context.Context) {
+	inflight := make(map[string]bool, s.cfg.Workers)
+	done := make(chan string, s.cfg.Workers)
+	poll := time.NewTicker(s.cfg.Poll)
+	defer poll.Stop()
+	defer func() {
+		for len(inflight) > 0 {
+			delete(inflight, <-done)
+		}
+	}()
+	for {
+		if s.enabled() && len(inflight) < s.cfg.Workers {
+			due, err := s.db.DueOutbox(ctx, time.Now(), 4*s.cfg.Workers)
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("webhook outbox", "err", err)
+			}
+			for _, ev := range due {
+				if len(inflight) >= s.cfg.Workers {
+					break
+				}
+				key := ev.CallID
+				if key == "" {
+					key = ev.DeliveryID
+				}
+				if inflight[key] {
+					continue
+				}
+				inflight[key] = true
+				go func() {
+					s.deliver(ctx, ev)
+					done <- key
+				}()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case key := <-done:
+			delete(inflight, key)
+			for more := true; more; { // take every finished one before asking again
+				select {
+				case key := <-done:
+					delete(inflight, key)
+				default:
+					more = false
+				}
+			}
+		case <-s.wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// deliver makes one attempt at ev and records the outcome in the outbox.
+func (s *Sender) deliver(ctx context.Context, ev store.OutboxEvent) {
+	now := time.Now()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	if !ev.CreatedAt.IsZero() && now.Sub(ev.CreatedAt) > s.cfg.MaxAge {
+		s.finish(wctx, ev, ev.LastStatus, false, expired(s.cfg.MaxAge, ev.LastError))
+		return
+	}
+	status, retryAfter, _, err := s.send(ctx, s.target(), ev.DeliveryID, ev.Fields, nil, 0)
+	if err == nil {
+		s.cfg.Metrics.WebhookDelivered()
+		s.finish(wctx, ev, status, true, "")
+		return
+	}
+	if ctx.Err() != nil {
+		return // shutting down: the event stays queued and is sent after the restart
+	}
+	s.cfg.Metrics.WebhookFailed()
+	next := now.Add(s.backoff(ev.Attempts+1, retryAfter))
+	if !ev.CreatedAt.IsZero() && next.Sub(ev.CreatedAt) > s.cfg.MaxAge {
+		s.finish(wctx, ev, status, false, expired(s.cfg.MaxAge, errText(err)))
+		return
+	}
+	if err := s.db.OutboxAttempt(wctx, ev.Seq, status, errText(err), next); err != nil {
+		s.log.Error("webhook outbox", "err", err)
+	}
+}
+
+func (s *Sender) finish(ctx context.Context, ev store.OutboxEvent, status int, ok bool, errText string) {
+	if err := s.db.OutboxDone(ctx, ev.Seq, status, ok, errText); err != nil {
+		s.log.Error("webhook outbox", "err", err)
+	}
+	if !ok {
+		s.log.Warn("webhook given up", "event", ev.Event, "call", ev.CallID, "delivery", ev.DeliveryID, "err", errText)
+	}
+}
+
+// errText is what the delivery log shows of a failure ("answered 503
+// Service Unavailable", "dial tcp ...: connection refused").
+func errText(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrSend.Error()+": ")
+}
+
+func expired(age time.Duration, last string) string {
+	return fmt.Sprintf("given up after %s: %s", age, last)
+}
+
+// backoff is the wait before attempt n+1: RetryBase doubled per attempt up to
+// RetryMax, with "equal jitter" (half fixed, half random), and never shorter
+// than the receiver's Retry-After.
+func (s *Sender) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := s.cfg.RetryMax
+	if attempt < 30 {
+		if b := s.cfg.RetryBase << (attempt - 1); b > 0 && b < d {
+			d = b
+		}
+	}
+	d = d/2 + rand.N(d/2+1)
+	return max(d, retryAfter)
+}
+
+// send makes one request. A 2xx answer is success; anything else, a refused
+// connection or the time-out is an error. keep > 0 keeps that much of the
+// answer's body (for the test event); extra headers are added as they are.
+func (s *Sender) send(ctx context.Context, t target, id string, p map[string]string, extra http.Header, keep int) (status int, retryAfter time.Duration, body string, err error) {
+	now := time.Now()
+	req, err := t.newRequest(ctx, id, p, now)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	for k, v := range extra {
+		req.Header[k] = v
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL may hold a secret of the user's: keep it out of logs
+		}
+		return 0, 0, "", fmt.Errorf("%w: %v", ErrSend, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var b []byte
+	if keep > 0 {
+		b, _ = io.ReadAll(io.LimitReader(resp.Body, int64(keep)))
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) // lets the connection be reused
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp.StatusCode, 0, string(b), nil
+	}
+	return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), now), string(b),
+		fmt.Errorf("%w: answered %s", ErrSend, resp.Status)
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP-date (RFC 9110 10.2.3).
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

@@ -1,0 +1,18 @@
+// Package webhook is the webhook sender of webhooks.md: it turns the phone's
+// call events into the flat payload of the spec, queues them in the SQLite
+// outbox (bounded, persisted, ordered per call) without ever blocking the call
+// path, and delivers them over HTTP (POST with a JSON body, or GET with query
+// parameters or a URL template) with the configured header, an optional
+// Standard Webhooks signature, retries with backoff, and a delivery log.
+//
+// The flow: Bus -> bounded Subscription (in memory) -> reader goroutine ->
+// EnqueueOutbox (SQLite) -> dispatcher -> at most Workers deliveries at once,
+// one per call, so the events of one call arrive strictly in order while
+// different calls are delivered concurrently.
+//
+// Crash window: an event is in memory only between Bus.Publish and its
+// EnqueueOutbox commit (the subscription buffer, normally empty or a few
+// events deep, tens of microseconds). A kill -9 loses what is in that window;
+// everything committed to the outbox is delivered after the restart (at least
+// once: an event in flight when the process died is sent again).
+package webhook

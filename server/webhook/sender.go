@@ -1,0 +1,150 @@
+package webhook
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/softphone/softphone/sipua"
+	"github.com/softphone/softphone/store"
+)
+
+// Sender is the webhook sender: see the package comment.
+type Sender struct {
+	cfg    Config
+	db     Outbox
+	log    *slog.Logger
+	client *http.Client
+
+	mu       sync.RWMutex
+	all      store.Settings
+	settings store.WebhookSettings
+	on       bool // webhooks and the Integration module both enabled
+	header   string
+	signing  []byte
+	secretAt time.Time
+
+	subsMu sync.Mutex
+	subs   []*sipua.Subscription
+	newSub chan struct{}
+	wake   chan struct{} // an event was enqueued or settings changed
+	drops  atomic.Uint64 // events dropped, for the log
+}
+
+// New builds a Sender; it sends nothing until Serve runs.
+func New(cfg Config) *Sender {
+	cfg.fill()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = cfg.Workers * 2
+	tr.MaxIdleConns = cfg.Workers * 4
+	s := &Sender{
+		cfg: cfg,
+		db:  cfg.DB,
+		log: cfg.Logger,
+		client: &http.Client{
+			Transport: tr,
+			Timeout:   cfg.Timeout,
+			// Redirects are not followed: a 3xx is not an acceptance (it is a
+			// failure, retried), and the payload never goes to an address the
+			// user did not configure.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		newSub: make(chan struct{}, 1),
+		wake:   make(chan struct{}, 1),
+	}
+	s.Apply(cfg.Settings)
+	return s
+}
+
+// Apply takes changed settings into use at once: address, method, silenced
+// events, header name, enable; the keyring secrets are read again too.
+// Events already queued are sent to the new address with the new method.
+func (s *Sender) Apply(st store.Settings) {
+	header, signing := s.readSecrets()
+	s.mu.Lock()
+	s.all = st
+	s.settings = st.Webhooks
+	s.settings.Silenced = slices.Clone(st.Webhooks.Silenced)
+	s.on = st.Webhooks.Enabled && st.Integration.Enabled && strings.TrimSpace(st.Webhooks.URL) != ""
+	s.header, s.signing, s.secretAt = header, signing, time.Now()
+	s.mu.Unlock()
+	s.poke()
+}
+
+// secretTTL bounds how long a keyring secret changed without an Apply stays
+// unnoticed.
+const secretTTL = 30 * time.Second
+
+func (s *Sender) readSecrets() (header string, signing []byte) {
+	if s.cfg.Secrets == nil {
+		return "", nil
+	}
+	if v, err := s.cfg.Secrets.Get(SecretHeader); err == nil {
+		header = v
+	}
+	if v, err := s.cfg.Secrets.Get(SecretSigning); err == nil && v != "" {
+		signing = signingKey(v)
+	}
+	return header, signing
+}
+
+// target snapshots what one request needs. Secrets older than secretTTL are
+// refreshed in the background; the old ones serve meanwhile.
+func (s *Sender) target() target {
+	s.mu.RLock()
+	t := target{
+		url:        strings.TrimSpace(s.settings.URL),
+		method:     strings.ToUpper(strings.TrimSpace(s.settings.Method)),
+		headerName: strings.TrimSpace(s.settings.HeaderName),
+		headerVal:  s.header,
+		signing:    s.signing,
+		userAgent:  ProductToken + "/" + s.cfg.Version + "-" + s.cfg.InstallMethod,
+	}
+	stale := time.Since(s.secretAt) > secretTTL
+	s.mu.RUnlock()
+	if stale {
+		s.mu.Lock()
+		if time.Since(s.secretAt) > secretTTL {
+			s.secretAt = time.Now() // one refresh at a time
+			go func() {
+				h, k := s.readSecrets()
+				s.mu.Lock()
+				s.header, s.signing = h, k
+				s.mu.Unlock()
+			}()
+		}
+		s.mu.Unlock()
+	}
+	if t.method != http.MethodGet {
+		t.method = http.MethodPost
+	}
+	if t.headerName == "" {
+		t.headerName = "Authorization" // the spec's suggestion, when a value is saved without a name
+	}
+	return t
+}
+
+// wants tells whether an event of that kind is queued now.
+func (s *Sender) wants(kind string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.on && !slices.Contains(s.settings.Silenced, kind)
+}
+
+func (s *Sender) enabled() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.on
+}
+
+// poke wakes the dispatcher without blocking.
+func (s *Sender) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
