@@ -121,3 +121,11 @@ type Delivery struct {
 	At         time.Time
 	Fields     map[string]string
 }
+
+// DayCount is the number of finished calls with one outcome on one day
+// (local calendar day, YYYY-MM-DD).
+type DayCount struct {
+	Day     string
+	Outcome string
+	N       int
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+type contactRow struct {
+	ID        string `gorm:"primaryKey"`
+	Name      string
+	Number    string
+	NumberKey string
+	AccountID string
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	UpdatedAt int64 `gorm:"autoUpdateTime:false"`
+}
+
+func (contactRow) TableName() string { return "contacts" }
+
+func (r contactRow) contact() Contact {
+	return Contact{ID: r.ID, Name: r.Name, Number: r.Number, AccountID: r.AccountID}
+}
+
+// numberKey is the form numbers are matched in: the number without the
+// separators people type (spaces, dashes, dots, slashes, brackets), so
+// "+49 30 1234-5" finds "+493012345".
+func numberKey(n string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '.', '/', '(', ')', '\t':
+			return -1
+		}
+		return r
+	}, n)
+}
+
+func validContact(c Contact) error {
+	if strings.TrimSpace(c.Name) == "" && strings.TrimSpace(c.Number) == "" {
+		return fmt.Errorf("contact: %w: needs a name or a number", ErrInvalid)
+	}
+	return nil
+}
+
+// ListContacts returns contacts ordered by name; a non-empty query keeps
+// those whose name or number contains it (case-insensitive; numbers also
+// match without separators).
+func (db *DB) ListContacts(ctx context.Context, query string) ([]Contact, error) {
+	q := db.g.WithContext(ctx).Order("name COLLATE NOCASE, id")
+	if query = strings.TrimSpace(query); query != "" {
+		like := "%" + escapeLike(query) + "%"
+		q = q.Where("name LIKE ? ESCAPE '\\' OR number LIKE ? ESCAPE '\\' OR number_key LIKE ? ESCAPE '\\'",
+			like, like, "%"+escapeLike(numberKey(query))+"%")
+	}
+	var rows []contactRow
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list contacts: %w", err)
+	}
+	out := make([]Contact, len(rows))
+	for i, r := range rows {
+		out[i] = r.contact()
+	}
+	return out, nil
+}
+
+// GetContact returns one contact; ErrNotFound when the id is unknown.
+func (db *DB) GetContact(ctx context.Context, id string) (Contact, error) {
+	var r contactRow
+	if err := db.g.WithContext(ctx).Where("id = ?", id).Take(&r).Error; err != nil {
+		return Contact{}, notFound(err, "contact", id)
+	}
+	return r.contact(), nil
+}
+
+// FindContactByNumber returns the contact with that number (compared without
+// separators; the oldest contact wins when several share it); ErrNotFound when none.
+func (db *DB) FindContactByNumber(ctx context.Context, number string) (Contact, error) {
+	key := numberKey(number)
+	if key == "" {
+		return Contact{}, fmt.Errorf("contact with number %q: %w", number, ErrNotFound)
+	}
+	var r contactRow
+	err := db.g.WithContext(ctx).Where("number_key = ?", key).Order("created_at, id").Take(&r).Error
+	if err != nil {
+		return Contact{}, notFound(err, "contact with number", number)
+	}
+	return r.contact(), nil
+}
+
+// CreateContact stores a new contact under a new UUID and returns it.
+func (db *DB) CreateContact(ctx context.Context, c Contact) (Contact, error) {
+	if err := validContact(c); err != nil {
+		return Contact{}, err
+	}
+	c.ID = uuid.NewString()
+	now := time.Now().UnixNano()
+	r := contactRow{ID: c.ID, Name: c.Name, Number: c.Number, NumberKey: numberKey(c.Number),
+		AccountID: c.AccountID, CreatedAt: now, UpdatedAt: now}
+	if err := db.g.WithContext(ctx).Create(&r).Error; err != nil {
+		return Contact{}, fmt.Errorf("create contact: %w", err)
+	}
+	return c, nil
+}
+
+// UpdateContact replaces name, number and line of an existing contact.
+func (db *DB) UpdateContact(ctx context.Context, c Contact) (Contact, error) {
+	if err := validContact(c); err != nil {
+		return Contact{}, err
+	}
+	res := db.g.WithContext(ctx).Model(&contactRow{}).Where("id = ?", c.ID).Updates(map[string]any{
+		"name": c.Name, "number": c.Number, "number_key": numberKey(c.Number),
+		"account_id": c.AccountID, "updated_at": time.Now().UnixNano(),
+	})
+	if res.Error != nil {
+		return Contact{}, fmt.Errorf("update contact %q: %w", c.ID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return Contact{}, fmt.Errorf("update contact %q: %w", c.ID, ErrNotFound)
+	}
+	return c, nil
+}
+
+// DeleteContact removes a contact; ErrNotFound when the id is unknown.
+func (db *DB) DeleteContact(ctx context.Context, id string) error {
+	res := db.g.WithContext(ctx).Where("id = ?", id).Delete(&contactRow{})
+	if res.Error != nil {
+		return fmt.Errorf("delete contact %q: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("delete contact %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// escapeLike escapes the LIKE wildcards of s (escape character \).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// DB is the phone's SQLite database (softphone.db). It is safe for concurrent
+// use. Rows are gorm structs private to this package; methods return the plain
+// structs of types.go.
+type DB struct {
+	g *gorm.DB
+}
+
+// dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
+// timeout, and BEGIN IMMEDIATE so a read-then-write transaction takes the
+// write lock at once instead of failing with SQLITE_BUSY when it upgrades.
+const dsnPragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+
+// OpenDB opens (creating it if needed) the database at path and applies the
+// migrations. A database written by a newer program gives ErrSchemaTooNew and
+// is not changed.
+func OpenDB(path string) (*DB, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + dsnPragmas
+	g, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		PrepareStmt:            true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db := &DB{g: g}
+	if err := migrate(g); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error {
+	sqlDB, err := db.g.DB()
+	if err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	if err := sqlDB.Close(); err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	return nil
+}
+
+// SchemaVersion reports the number of migrations applied to the database.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	return readSchemaVersion(db.g.WithContext(ctx))
+}
+
+// ts turns a moment into the stored form: Unix nanoseconds, 0 for the zero time.
+func ts(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromTS is the inverse of ts; moments come back in UTC.
+func fromTS(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// notFound turns gorm's record-not-found into ErrNotFound with context.
+func notFound(err error, what, id string) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return fmt.Errorf("%s %q: %w", what, id, ErrNotFound)
+	}
+	return fmt.Errorf("%s %q: %w", what, id, err)
+}

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+type historyRow struct {
+	ID         string  `gorm:"column:id;primaryKey"`
+	CallID     string  `gorm:"column:call_id"`
+	SeanceID   string  `gorm:"column:seance_id"`
+	AccountID  string  `gorm:"column:account_id"`
+	Account    string  `gorm:"column:account"`
+	Direction  string  `gorm:"column:direction"`
+	Number     string  `gorm:"column:number"`
+	URI        string  `gorm:"column:uri"`
+	Name       string  `gorm:"column:name"`
+	Dialed     string  `gorm:"column:dialed"`
+	Outcome    string  `gorm:"column:outcome"`
+	Answered   bool    `gorm:"column:answered"`
+	DurationS  float64 `gorm:"column:duration_s"`
+	Reason     string  `gorm:"column:reason"`
+	AnsweredBy string  `gorm:"column:answered_by"`
+	StartedAt  int64   `gorm:"column:started_at"`
+	AnsweredAt int64   `gorm:"column:answered_at"`
+	EndedAt    int64   `gorm:"column:ended_at"`
+	Open       bool    `gorm:"column:open"`
+	Declined   bool    `gorm:"column:declined"`
+	Jitter     float64 `gorm:"column:jitter"`
+	Loss       float64 `gorm:"column:loss"`
+	Note       string  `gorm:"column:note"`
+	Recording  string  `gorm:"column:recording"`
+}
+
+func (historyRow) TableName() string { return "history" }
+
+type historyTagRow struct {
+	HistoryID string `gorm:"column:history_id;primaryKey"`
+	Code      string `gorm:"column:code;primaryKey"`
+}
+
+func (historyTagRow) TableName() string { return "history_tags" }
+
+func historyRowOf(e HistoryEntry) historyRow {
+	return historyRow{ID: e.ID, CallID: e.CallID, SeanceID: e.SeanceID, AccountID: e.AccountID,
+		Account: e.Account, Direction: e.Direction, Number: e.Number, URI: e.URI, Name: e.Name,
+		Dialed: e.Dialed, Outcome: e.Outcome, Answered: e.Answered, DurationS: e.DurationS,
+		Reason: e.Reason, AnsweredBy: e.AnsweredBy, StartedAt: ts(e.StartedAt),
+		AnsweredAt: ts(e.AnsweredAt), EndedAt: ts(e.EndedAt), Open: e.Open, Declined: e.Declined,
+		Jitter: e.Jitter, Loss: e.Loss, Note: e.Note, Recording: e.Recording}
+}
+
+func (r historyRow) entry() HistoryEntry {
+	return HistoryEntry{ID: r.ID, CallID: r.CallID, SeanceID: r.SeanceID, AccountID: r.AccountID,
+		Account: r.Account, Direction: r.Direction, Number: r.Number, URI: r.URI, Name: r.Name,
+		Dialed: r.Dialed, Outcome: r.Outcome, Answered: r.Answered, DurationS: r.DurationS,
+		Reason: r.Reason, AnsweredBy: r.AnsweredBy, StartedAt: fromTS(r.StartedAt),
+		AnsweredAt: fromTS(r.AnsweredAt), EndedAt: fromTS(r.EndedAt), Open: r.Open,
+		Declined: r.Declined, Jitter: r.Jitter, Loss: r.Loss, Note: r.Note, Recording: r.Recording,
+		Tags: []string{}}
+}
+
+// StartHistory writes the entry of a call that has just started, with Open
+// set. A second start for the same CallID is ignored, so a repeated event does
+// no harm. An empty ID gets a new UUID; a zero StartedAt is now.
+func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
+	if e.CallID == "" {
+		return fmt.Errorf("start history: %w: empty call id", ErrInvalid)
+	}
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	if e.StartedAt.IsZero() {
+		e.StartedAt = time.Now()
+	}
+	e.Open = true
+	r := historyRowOf(e)
+	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
+			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
+			open, declined, jitter, loss, note, recording)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO NOTHING`,
+			r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
+			r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
+			r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording)
+		if res.Error != nil {
+			return fmt.Errorf("start history of call %s: %w", e.CallID, res.Error)
+		}
+		if res.RowsAffected == 0 || len(e.Tags) == 0 {
+			return nil
+		}
+		return writeTags(tx, e.ID, e.Tags, nil)
+	})
+}
+
+// FinishHistory completes the entry of e.CallID and clears Open. Outcome,
+// answer, duration, reason, end and quality are always written; identity
+// fields (number, name, uri, account, ...) only when e has them, so a name
+// learned during the call is kept. Note and tags are left alone. When no
+// entry was started (a lost start), the entry is written whole.
+func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
+	if e.CallID == "" {
+		return fmt.Errorf("finish history: %w: empty call id", ErrInvalid)
+	}
+	if e.EndedAt.IsZero() {
+		e.EndedAt = time.Now()
+	}
+	e.Open = false
+	r := historyRowOf(e)
+	set := map[string]any{
+		"outcome": r.Outcome, "answered": r.Answered, "duration_s": r.DurationS, "reason": r.Reason,
+		"answered_by": r.AnsweredBy, "answered_at": r.AnsweredAt, "ended_at": r.EndedAt, "open": false,
+		"declined": r.Declined, "jitter": r.Jitter, "loss": r.Loss,
+	}
+	for col, v := range map[string]string{"seance_id": r.SeanceID, "account_id": r.AccountID,
+		"account": r.Account, "direction": r.Direction, "number": r.Number, "uri": r.URI,
+		"name": r.Name, "dialed": r.Dialed, "recording": r.Recording} {
+		if v != "" {
+			set[col] = v
+		}
+	}
+	if r.StartedAt != 0 {
+		set["started_at"] = r.StartedAt
+	}
+	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&historyRow{}).Where("call_id = ?", e.CallID).Updates(set)
+		if res.Error != nil {
+			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)
+		}
+		if res.RowsAffected > 0 {
+			return nil
+		}
+		if r.ID == "" {
+			r.ID = uuid.NewString()
+		}
+		if r.StartedAt == 0 {
+			r.StartedAt = r.EndedAt
+		}
+		if err := tx.Create(&r).Error; err != nil {
+			return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
+		}
+		return writeTags(tx, r.ID, e.Tags, nil)
+	})
+}
+
+// maxHistoryPage bounds one page of ListHistory.
+const maxHistoryPage = 10000
+
+// ListHistory returns entries newest first (by start). Limit 0 means 100; at
+// most 10000. Missed keeps outcome "missed", Declined keeps calls declined by
+// this phone; both together keep either. Text matches number, name or uri.
+func (db *DB) ListHistory(ctx context.Context, f HistoryFilter) ([]HistoryEntry, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, maxHistoryPage)
+	q := db.g.WithContext(ctx).Model(&historyRow{})
+	switch {
+	case f.Missed && f.Declined:
+		q = q.Where("(outcome = 'missed' OR declined = 1)")
+	case f.Missed:
+		q = q.Where("outcome = 'missed'")
+	case f.Declined:
+		q = q.Where("declined = 1")
+	}
+	if f.AccountID != "" {
+		q = q.Where("account_id = ?", f.AccountID)
+	}
+	if t := strings.TrimSpace(f.Text); t != "" {
+		like := "%" + escapeLike(t) + "%"
+		q = q.Where(`(number LIKE ? ESCAPE '\' OR name LIKE ? ESCAPE '\' OR uri LIKE ? ESCAPE '\')`, like, like, like)
+	}
+	var rows []historyRow
+	if err := q.Order("started_at DESC, id DESC").Limit(limit).Offset(max(f.Offset, 0)).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list history: %w", err)
+	}
+	out := make([]HistoryEntry, len(rows))
+	ids := make([]string, len(rows))
+	pos := make(map[string]int, len(rows))
+	for i, r := range rows {
+		out[i], ids[i], pos[r.ID] = r.entry(), r.ID, i
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var tags []historyTagRow
+	if err := db.g.WithContext(ctx).Where("history_id IN ?", ids).Order("code").Find(&tags).Error; err != nil {
+		return nil, fmt.Errorf("list history tags: %w", err)
+	}
+	for _, t := range tags {
+		i := pos[t.HistoryID]
+		out[i].Tags = append(out[i].Tags, t.Code)
+	}
+	return out, nil
+}
+
+// GetHistory returns one entry by its own id (not the call id).
+func (db *DB) GetHistory(ctx context.Context, id string) (HistoryEntry, error) {
+	g := db.g.WithContext(ctx)
+	var r historyRow
+	if err := g.Where("id = ?", id).Take(&r).Error; err != nil {
+		return HistoryEntry{}, notFound(err, "history entry", id)
+	}
+	e := r.entry()
+	if err := g.Model(&historyTagRow{}).Where("history_id = ?", id).Order("code").Pluck("code", &e.Tags).Error; err != nil {
+		return HistoryEntry{}, fmt.Errorf("history entry %q tags: %w", id, err)
+	}
+	return e, nil
+}

@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+type outboxRow struct {
+	Seq        int64  `gorm:"column:seq;primaryKey"`
+	DeliveryID string `gorm:"column:delivery_id"`
+	CallID     string `gorm:"column:call_id"`
+	Event      string `gorm:"column:event"`
+	Fields     string `gorm:"column:fields"`
+	Attempts   int    `gorm:"column:attempts"`
+	NextAt     int64  `gorm:"column:next_at"`
+	LastStatus int    `gorm:"column:last_status"`
+	LastError  string `gorm:"column:last_error"`
+	CreatedAt  int64  `gorm:"column:created_at;autoCreateTime:false"`
+}
+
+func (outboxRow) TableName() string { return "outbox" }
+
+func (r outboxRow) event() (OutboxEvent, error) {
+	e := OutboxEvent{Seq: r.Seq, DeliveryID: r.DeliveryID, CallID: r.CallID, Event: r.Event,
+		Attempts: r.Attempts, NextAt: fromTS(r.NextAt), LastStatus: r.LastStatus,
+		LastError: r.LastError, CreatedAt: fromTS(r.CreatedAt)}
+	if err := json.Unmarshal([]byte(r.Fields), &e.Fields); err != nil {
+		return OutboxEvent{}, fmt.Errorf("outbox event %d fields: %w", r.Seq, err)
+	}
+	return e, nil
+}
+
+type deliveryRow struct {
+	DeliveryID string `gorm:"column:delivery_id;primaryKey"`
+	CallID     string `gorm:"column:call_id"`
+	Event      string `gorm:"column:event"`
+	Status     int    `gorm:"column:status"`
+	Attempts   int    `gorm:"column:attempts"`
+	LastError  string `gorm:"column:last_error"`
+	Delivered  bool   `gorm:"column:delivered"`
+	At         int64  `gorm:"column:at"`
+	Fields     string `gorm:"column:fields"`
+}
+
+func (deliveryRow) TableName() string { return "deliveries" }
+
+// deliveryLogSize is how many lines the delivery log keeps (newest).
+const deliveryLogSize = 1000
+
+// EnqueueOutbox appends an event to the outbox unless it already holds
+// capacity events (then it returns false and stores nothing). Seq is given
+// by the database. An empty DeliveryID gets a UUID; zero CreatedAt and NextAt
+// are now (due at once). One statement: the count and the insert are atomic.
+func (db *DB) EnqueueOutbox(ctx context.Context, e OutboxEvent, capacity int) (bool, error) {
+	fields := e.Fields
+	if fields == nil {
+		fields = map[string]string{}
+	}
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+	}
+	if e.DeliveryID == "" {
+		e.DeliveryID = uuid.NewString()
+	}
+	now := time.Now()
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now
+	}
+	if e.NextAt.IsZero() {
+		e.NextAt = now
+	}
+	res := db.g.WithContext(ctx).Exec(`INSERT INTO outbox
+		(delivery_id, call_id, event, fields, attempts, next_at, last_status, last_error, created_at)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM outbox) < ?`,
+		e.DeliveryID, e.CallID, e.Event, string(b), e.Attempts, ts(e.NextAt), e.LastStatus, e.LastError,
+		ts(e.CreatedAt), capacity)
+	if res.Error != nil {
+		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// DueOutbox returns, for each call with events waiting, only its oldest event
+// (lowest Seq), and only when that event is due (NextAt <= now); at most limit
+// (0 means 100), in Seq order. A later event of a call waits behind an earlier
+// one that is being retried, which keeps each call's events in order.
+func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxEvent, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	var rows []outboxRow
+	err := db.g.WithContext(ctx).Raw(`SELECT o.* FROM outbox o
+		JOIN (SELECT MIN(seq) AS seq FROM outbox GROUP BY call_id) h ON h.seq = o.seq
+		WHERE o.next_at <= ? ORDER BY o.seq LIMIT ?`, ts(now), limit).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("due outbox: %w", err)
+	}
+	out := make([]OutboxEvent, len(rows))
+	for i, r := range rows {
+		if out[i], err = r.event(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// OutboxAttempt records a failed attempt of event seq and when to try next.
+func (db *DB) OutboxAttempt(ctx context.Context, seq int64, status int, errText string, next time.Time) error {
+	res := db.g.WithContext(ctx).Exec(`UPDATE outbox SET attempts = attempts + 1, last_status = ?,
+		last_error = ?, next_at = ? WHERE seq = ?`, status, errText, ts(next), seq)
+	if res.Error != nil {
+		return fmt.Errorf("outbox attempt %d: %w", seq, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("outbox attempt %d: %w", seq, ErrNotFound)
+	}
+	return nil
+}
+
+// OutboxDone ends event seq: it leaves the outbox and gets a line in the
+// delivery log (replacing an older line of the same DeliveryID, as after a
+// resend). The call counts as one more attempt. The log keeps the newest
+// deliveryLogSize lines.
+func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered bool, errText string) error {
+	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r outboxRow
+		if err := tx.Where("seq = ?", seq).Take(&r).Error; err != nil {
+			return notFound(err, "outbox event", fmt.Sprint(seq))
+		}
+		d := deliveryRow{DeliveryID: r.DeliveryID, CallID: r.CallID, Event: r.Event, Status: status,
+			Attempts: r.Attempts + 1, LastError: errText, Delivered: delivered, At: time.Now().UnixNano(), Fields: r.Fields}
+		if err := tx.Save(&d).Error; err != nil {
+			return fmt.Errorf("outbox done %d: %w", seq, err)
+		}
+		if err := tx.Exec("DELETE FROM outbox WHERE seq = ?", seq).Error; err != nil {
+			return fmt.Errorf("outbox done %d: %w", seq, err)
+		}
+		err := tx.Exec(`DELETE FROM deliveries WHERE at < (SELECT at FROM deliveries ORDER BY at DESC LIMIT 1 OFFSET ?)`,
+			deliveryLogSize-1).Error
+		if err != nil {
+			return fmt.Errorf("prune delivery log: %w", err)
+		}
+		return nil
+	})
+}
+
+// OutboxLen is the number of events waiting.
+func (db *DB) OutboxLen(ctx context.Context) (int, error) {
+	var n int64
+	if err := db.g.WithContext(ctx).Model(&outboxRow{}).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("outbox length: %w", err)
+	}
+	return int(n), nil
+}
+
+// Deliveries returns the delivery log, newest first; limit 0 means 100.
+func (db *DB) Deliveries(ctx context.Context, limit int) ([]Delivery, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	var rows []deliveryRow
+	if err := db.g.WithContext(ctx).Order("at DESC, rowid DESC").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("deliveries: %w", err)
+	}
+	out := make([]Delivery, len(rows))
+	for i, r := range rows {
+		d, err := r.delivery()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// GetDelivery returns one line of the delivery log; ErrNotFound when unknown.
+func (db *DB) GetDelivery(ctx context.Context, deliveryID string) (Delivery, error) {
+	var r deliveryRow
+	if err := db.g.WithContext(ctx).Where("delivery_id = ?", deliveryID).Take(&r).Error; err != nil {
+		return Delivery{}, notFound(err, "delivery", deliveryID)
+	}
+	return r.delivery()
+}
+
+func (r deliveryRow) delivery() (Delivery, error) {
+	d := Delivery{DeliveryID: r.DeliveryID, CallID: r.CallID, Event: r.Event, Status: r.Status,
+		Attempts: r.Attempts, LastError: r.LastError, Delivered: r.Delivered, At: fromTS(r.At)}
+	if err := json.Unmarshal([]byte(r.Fields), &d.Fields); err != nil {
+		return Delivery{}, fmt.Errorf("delivery %s fields: %w", r.DeliveryID, err)
+	}
+	return d, nil
+}
