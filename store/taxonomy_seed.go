@@ -5,7 +5,7 @@ import "gorm.io/gorm"
 // seedEntry is one entry of the default taxonomy: code, kind, severity,
 // English and German title and description, trigger phrases.
 type seedEntry struct {
-	code, kind, severity string
+	code, kind, severity   string
 	en, enDesc, de, deDesc string
 	triggers               []string
 }
