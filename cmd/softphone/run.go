@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/server/api"
+	"github.com/softphone/softphone/server/metrics"
+	"github.com/softphone/softphone/server/web"
+	"github.com/softphone/softphone/server/webhook"
+	"github.com/softphone/softphone/sipua"
+	"github.com/softphone/softphone/store"
+)
+
+func run(ctx context.Context, args []string, stdin *os.File, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(o.args) > 0 {
+		return command(ctx, o, stdin, stdout)
+	}
+	return runPhone(ctx, o, stdout, stderr)
+}
+
+// runPhone builds every part, runs them, and on ctx done stops them in
+// reverse order: listeners, the phone (calls are ended properly), the senders
+// (queues flushed), then the database (STYLE.md rule 1, gotosocial's order).
+func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	if err := os.MkdirAll(o.home, 0o700); err != nil {
+		return fmt.Errorf("home folder %s: %w", o.home, err)
+	}
+	settings, err := store.NewSettingsStore(filepath.Join(o.home, "settings.json"))
+	if err != nil {
+		return err
+	}
+	st := settings.Get()
+	level := o.logLevel
+	if level == "" {
+		level = st.Diagnostics.LogLevel
+	}
+	log := newLogger(stderr, level)
+
+	secrets := store.OpenSecrets(o.home)
+	if secrets.Fallback() {
+		log.Warn("no keyring available: secrets are kept in secrets.json (mode 0600) in the home folder", "home", o.home)
+	}
+	db, err := store.OpenDB(filepath.Join(o.home, "softphone.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	bus := sipua.NewBus()
+	counters := metrics.New()
+	engine, err := audio.NewEngine(audioConfig(o.home, st, db))
+	if err != nil {
+		return err
+	}
+	phone, err := sipua.New(sipua.Config{Settings: st, Secrets: secrets, DB: db, Bus: bus, Media: engine, Logger: log})
+	if err != nil {
+		return err
+	}
+	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
+		Version: version, InstallMethod: installMethod, Product: product, Logger: log})
+	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
+		Webhooks: sender, Bus: bus, Home: o.home, Logger: log})
+	webServer, err := web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
+		Webhooks: sender, Bus: bus, Bridge: engine.Bridge(), Home: o.home, Logger: log, KeyringFallback: secrets.Fallback()})
+	if err != nil {
+		return err
+	}
+	settings.Watch(func(s store.Settings) {
+		phone.Apply(s)
+		sender.Apply(s)
+		engine.Apply(audioConfig(o.home, s, db))
+	})
+
+	// Counters and the webhook outbox subscribe before the phone starts, so
+	// they see every call from the first.
+	countSub := bus.Subscribe(1024, true)
+	sender.Consume(bus.Subscribe(4096, false))
+
+	url, err := webServer.Listen()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Phone page: %s\n", url)
+	if !o.noBrowser && st.Startup.OpenPage {
+		openBrowser(url, log)
+	}
+
+	listenCtx, stopListeners := context.WithCancel(context.Background())
+	phoneCtx, stopPhone := context.WithCancel(context.Background())
+	sendCtx, stopSenders := context.WithCancel(context.Background())
+	defer stopListeners()
+	defer stopPhone()
+	defer stopSenders()
+
+	listeners, lctx := errgroup.WithContext(listenCtx)
+	listeners.Go(func() error { return webServer.Serve(lctx) })
+	listeners.Go(func() error { return apiServer.Serve(lctx) })
+	phoneGroup, pctx := errgroup.WithContext(phoneCtx)
+	phoneGroup.Go(func() error { return phone.Serve(pctx) })
+	senders, sctx := errgroup.WithContext(sendCtx)
+	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
+	senders.Go(func() error { return sender.Serve(sctx) })
+
+	// The first part to fail, or the signal, stops everything in order.
+	failed := make(chan error, 3)
+	go func() { failed <- listeners.Wait() }()
+	go func() { failed <- phoneGroup.Wait() }()
+	go func() { failed <- senders.Wait() }()
+	var first error
+	select {
+	case <-ctx.Done():
+	case first = <-failed:
+	}
+	log.Info("shutting down")
+	stopListeners()
+	errs := []error{first, listeners.Wait()}
+	stopPhone()
+	errs = append(errs, phoneGroup.Wait())
+	stopSenders()
+	errs = append(errs, senders.Wait())
+	countSub.Close()
+	return errors.Join(ignoreCanceled(errs)...)
+}
+
+func ignoreCanceled(errs []error) []error {
+	var out []error
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
