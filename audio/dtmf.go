@@ -1,0 +1,81 @@
+package audio
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// RFC 4733 2.3: a telephone-event payload is event (8 bits), E bit, R bit,
+// volume (6 bits), duration (16 bits, timestamp units).
+type dtmfEvent struct {
+	event    uint8
+	end      bool
+	volume   uint8
+	duration uint16
+}
+
+const dtmfDigits = "0123456789*#ABCD"
+
+// dtmfCode maps a digit to its RFC 4733 3.2 event code.
+func dtmfCode(d byte) (uint8, error) {
+	switch {
+	case d >= '0' && d <= '9':
+		return d - '0', nil
+	case d == '*':
+		return 10, nil
+	case d == '#':
+		return 11, nil
+	case d >= 'A' && d <= 'D':
+		return 12 + d - 'A', nil
+	case d >= 'a' && d <= 'd':
+		return 12 + d - 'a', nil
+	}
+	return 0, fmt.Errorf("%w: %q", ErrBadDigit, d)
+}
+
+// dtmfDigit maps an event code back to its digit; 0 for codes beyond 15.
+func dtmfDigit(code uint8) byte {
+	if int(code) < len(dtmfDigits) {
+		return dtmfDigits[code]
+	}
+	return 0
+}
+
+func (e dtmfEvent) marshal() []byte {
+	b := make([]byte, 4)
+	b[0] = e.event
+	b[1] = e.volume & 0x3f
+	if e.end {
+		b[1] |= 0x80
+	}
+	binary.BigEndian.PutUint16(b[2:], e.duration)
+	return b
+}
+
+func parseDTMF(p []byte) (dtmfEvent, bool) {
+	if len(p) < 4 {
+		return dtmfEvent{}, false
+	}
+	return dtmfEvent{event: p[0], end: p[1]&0x80 != 0, volume: p[1] & 0x3f,
+		duration: binary.BigEndian.Uint16(p[2:])}, true
+}
+
+// dtmfDetector reports each event once although RFC 4733 2.5.1 sends it
+// many times: an event is known by its RTP timestamp.
+type dtmfDetector struct {
+	seen   bool
+	lastTS uint32
+}
+
+func (d *dtmfDetector) feed(ts uint32, payload []byte) (byte, bool) {
+	ev, ok := parseDTMF(payload)
+	if !ok {
+		return 0, false
+	}
+	if d.seen && d.lastTS == ts {
+		return 0, false
+	}
+	d.seen, d.lastTS = true, ts
+	digit := dtmfDigit(ev.event)
+	return digit, digit != 0
+}

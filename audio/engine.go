@@ -1,0 +1,175 @@
+package audio
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"syscall"
+)
+
+// EngineConfig sets up the media engine.
+type EngineConfig struct {
+	RTPPortMin, RTPPortMax int      // UDP range for RTP (even) and RTCP (odd); 0,0 = any free port
+	Codecs                 []string // priority (settings audio.codecs)
+	Home                   string   // recordings go to <Home>/recordings
+	BindIP                 string   // address RTP binds to; default 127.0.0.1
+	Recordings             RecordingSink
+	Logger                 *slog.Logger
+}
+
+// Engine makes the RTP sessions of calls and owns the WebRTC bridge to the tab.
+type Engine struct {
+	cfg    EngineConfig
+	ip     net.IP
+	log    *slog.Logger
+	bridge *Bridge
+
+	mu       sync.Mutex
+	nextPort int
+	sessions map[*Session]struct{}
+}
+
+// NewEngine checks the configuration and prepares the bridge.
+func NewEngine(cfg EngineConfig) (*Engine, error) {
+	if cfg.BindIP == "" {
+		cfg.BindIP = "127.0.0.1"
+	}
+	ip := net.ParseIP(cfg.BindIP)
+	if ip == nil {
+		return nil, fmt.Errorf("audio: bind address %q is not an IP address", cfg.BindIP)
+	}
+	if cfg.RTPPortMin < 0 || cfg.RTPPortMax > 65535 || cfg.RTPPortMin > cfg.RTPPortMax ||
+		(cfg.RTPPortMin > 0 && cfg.RTPPortMax-cfg.RTPPortMin < 1) {
+		return nil, fmt.Errorf("audio: RTP port range %d-%d is not usable", cfg.RTPPortMin, cfg.RTPPortMax)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{cfg: cfg, ip: ip, log: cfg.Logger, sessions: map[*Session]struct{}{}}
+	e.nextPort = cfg.RTPPortMin
+	b, err := newBridge(e)
+	if err != nil {
+		return nil, err
+	}
+	e.bridge = b
+	return e, nil
+}
+
+// Codecs are the audio codecs to offer, in priority order, then telephone-event.
+func (e *Engine) Codecs() []Codec { return CodecsByPriority(e.cfg.Codecs) }
+
+// Bridge is the WebRTC side: the browser tab that is speaker and microphone.
+func (e *Engine) Bridge() *Bridge { return e.bridge }
+
+// SetCodecs changes the codec priority (settings changed); new offers use it.
+func (e *Engine) SetCodecs(names []string) {
+	e.mu.Lock()
+	e.cfg.Codecs = append([]string(nil), names...)
+	e.mu.Unlock()
+}
+
+func (e *Engine) codecs() []Codec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return CodecsByPriority(e.cfg.Codecs)
+}
+
+// listenPair binds RTP on an even port and RTCP on the next one (RFC 3550 11).
+func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
+	if e.cfg.RTPPortMin == 0 {
+		for range 50 {
+			rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", ErrNoPort, err)
+			}
+			p := rtp.LocalAddr().(*net.UDPAddr).Port
+			if p%2 == 0 && p < 65535 {
+				if rtcp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip, Port: p + 1}); err == nil {
+					return rtp, rtcp, nil
+				}
+			}
+			rtp.Close()
+		}
+		return nil, nil, ErrNoPort
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lo, hi := e.cfg.RTPPortMin+e.cfg.RTPPortMin%2, e.cfg.RTPPortMax
+	n := (hi - lo + 1) / 2
+	for i := 0; i < n; i++ {
+		p := e.nextPort + e.nextPort%2
+		if p+1 > hi {
+			p = lo
+		}
+		e.nextPort = p + 2
+		rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip, Port: p})
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				continue
+			}
+			return nil, nil, fmt.Errorf("%w: %v", ErrNoPort, err)
+		}
+		rtcp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip, Port: p + 1})
+		if err != nil {
+			rtp.Close()
+			continue
+		}
+		return rtp, rtcp, nil
+	}
+	return nil, nil, fmt.Errorf("%w %d-%d", ErrNoPort, e.cfg.RTPPortMin, e.cfg.RTPPortMax)
+}
+
+func (e *Engine) add(s *Session) {
+	e.mu.Lock()
+	e.sessions[s] = struct{}{}
+	e.mu.Unlock()
+}
+
+func (e *Engine) remove(s *Session) {
+	e.mu.Lock()
+	delete(e.sessions, s)
+	e.mu.Unlock()
+}
+
+// audible lists the sessions whose far end the tab hears now (started, and
+// the direction lets us receive).
+func (e *Engine) audible() []*Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*Session
+	for s := range e.sessions {
+		if s.receiving() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// talking lists the sessions the tab's microphone goes to (started, sendrecv).
+func (e *Engine) talking() []*Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*Session
+	for s := range e.sessions {
+		if s.talking() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Close ends every session and the bridge.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	ss := make([]*Session, 0, len(e.sessions))
+	for s := range e.sessions {
+		ss = append(ss, s)
+	}
+	e.mu.Unlock()
+	for _, s := range ss {
+		s.Close()
+	}
+	return e.bridge.close()
+}

@@ -1,0 +1,191 @@
+package audio
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+)
+
+// SessionConfig names the call a session belongs to.
+type SessionConfig struct {
+	CallID, SeanceID string
+	OnDTMF           func(digit byte) // RFC 4733 digits from the far end, once per event
+}
+
+// Session is the RTP (and RTCP) of one call toward the PBX.
+type Session struct {
+	eng  *Engine
+	cfg  SessionConfig
+	conn *net.UDPConn // RTP
+	ctrl *net.UDPConn // RTCP
+	ssrc uint32
+	rx   *rxStats
+	mic  *fifo // the tab's microphone, decoded, when not passed through
+	conf *fifo // the other conference parties, mixed
+
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+
+	mu         sync.Mutex
+	closed     bool
+	started    bool
+	remote     *net.UDPAddr
+	remoteCtrl *net.UDPAddr
+	codec      Codec
+	dtmfPT     uint8
+	dir        Direction
+	muted      bool
+	enc        pcmEncoder
+	dec        pcmDecoder
+	out        rewriter
+	lastPass   time.Time
+	dtmfBusy   bool
+	sent       uint64
+	sentOctets uint64
+	inConf     *conference
+	rec        *recorder
+	rtt        float64
+	frame      []int16 // ticker scratch
+	payload    []byte
+
+	tap func(pcm []int16) // tests: decoded far-end audio
+}
+
+// NewSession binds an RTP port (and the RTCP port above it) and starts
+// receiving; nothing is sent before Start.
+func (e *Engine) NewSession(cfg SessionConfig) (*Session, error) {
+	rtpConn, ctrl, err := e.listenPair()
+	if err != nil {
+		return nil, fmt.Errorf("new session for call %s: %w", cfg.CallID, err)
+	}
+	s := &Session{
+		eng: e, cfg: cfg, conn: rtpConn, ctrl: ctrl,
+		ssrc: rand.Uint32(), rx: newRxStats(),
+		mic: newFIFO(200), conf: newFIFO(200),
+		done:    make(chan struct{}),
+		out:     rewriter{seq: uint16(rand.Uint32()), ts: rand.Uint32()},
+		frame:   make([]int16, frameLen),
+		payload: make([]byte, 1500),
+	}
+	e.add(s)
+	s.wg.Add(3)
+	go s.readLoop()
+	go s.sendLoop()
+	go s.rtcpLoop()
+	return s, nil
+}
+
+// LocalAddr is where the PBX sends RTP (for our SDP).
+func (s *Session) LocalAddr() *net.UDPAddr { return s.conn.LocalAddr().(*net.UDPAddr) }
+
+// Start sends to remote with codec; dtmfPT is the negotiated telephone-event
+// payload type (0 = none). Called again on re-INVITE: the stream keeps its
+// SSRC, sequence numbers and timestamps (RFC 3550 5.1), only the far end,
+// codec or payload types change.
+func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
+	if remote == nil {
+		return fmt.Errorf("start session of call %s: no remote address", s.cfg.CallID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("start session of call %s: %w", s.cfg.CallID, ErrClosed)
+	}
+	if !s.started || codecKind(codec.Name) != codecKind(s.codec.Name) {
+		enc, err := newEncoder(codec)
+		if err != nil {
+			return fmt.Errorf("start session of call %s: %w", s.cfg.CallID, err)
+		}
+		dec, err := newDecoder(codec)
+		if err != nil {
+			return fmt.Errorf("start session of call %s: %w", s.cfg.CallID, err)
+		}
+		s.enc, s.dec = enc, dec
+	}
+	s.remote = remote
+	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
+	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
+	return nil
+}
+
+// SetDirection applies the SDP direction (RFC 3264 8.4). SendOnly is how we
+// hold: the far end is not heard and the microphone is not sent (silence
+// keeps the stream alive). RecvOnly (held by the far end): we hear it and send
+// nothing. Inactive: nothing either way.
+func (s *Session) SetDirection(d Direction) {
+	s.mu.Lock()
+	s.dir = d
+	s.mu.Unlock()
+	s.mic.reset()
+}
+
+// Direction is the current media direction.
+func (s *Session) Direction() Direction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// SetMute replaces the microphone with silence; packets keep flowing, so
+// nothing is renegotiated.
+func (s *Session) SetMute(on bool) {
+	s.mu.Lock()
+	s.muted = on
+	s.mu.Unlock()
+	s.mic.reset()
+}
+
+// Codec is the codec toward the PBX (zero before Start).
+func (s *Session) Codec() Codec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.codec
+}
+
+// Stats gives jitter, loss and round-trip time of the call's media.
+func (s *Session) Stats() Stats {
+	j, loss, recv := s.rx.snapshot()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Codec: s.codec.Name, Jitter: j, Loss: loss, RTT: s.rtt,
+		PacketsSent: s.sent, PacketsReceived: recv}
+}
+
+// Close stops the session, ends its recording and frees its ports.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		conf, rec := s.inConf, s.rec
+		s.inConf, s.rec = nil, nil
+		s.mu.Unlock()
+		if conf != nil {
+			conf.leave(s)
+		}
+		if rec != nil {
+			rec.stop()
+		}
+		close(s.done)
+		s.conn.Close()
+		s.ctrl.Close()
+		s.wg.Wait()
+		s.eng.remove(s)
+		s.eng.bridge.forget(s)
+	})
+	return nil
+}
+
+func (s *Session) receiving() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started && !s.closed && (s.dir == SendRecv || s.dir == RecvOnly)
+}
+
+func (s *Session) talking() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started && !s.closed && s.dir == SendRecv
+}

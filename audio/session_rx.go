@@ -1,0 +1,78 @@
+package audio
+
+import (
+	"time"
+
+	"github.com/pion/rtp"
+)
+
+// readLoop receives the PBX's RTP until the socket closes.
+func (s *Session) readLoop() {
+	defer s.wg.Done()
+	buf := make([]byte, 1500)
+	pcm := make([]int16, maxFrame)
+	var (
+		ro  reorder
+		det dtmfDetector
+	)
+	for {
+		n, _, err := s.conn.ReadFromUDP(buf)
+		if err != nil {
+			return
+		}
+		var p rtp.Packet
+		if p.Unmarshal(buf[:n]) != nil {
+			continue
+		}
+		s.mu.Lock()
+		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir
+		s.mu.Unlock()
+		if !started {
+			continue
+		}
+		if dtmfPT != 0 && p.PayloadType == dtmfPT {
+			if d, ok := det.feed(p.Timestamp, p.Payload); ok && s.cfg.OnDTMF != nil {
+				s.cfg.OnDTMF(d)
+			}
+			continue
+		}
+		if p.PayloadType != codec.PT {
+			continue // comfort noise or a payload type we did not agree on
+		}
+		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, time.Now(), codec.ClockRate)
+		if dir == SendOnly || dir == Inactive {
+			continue // on hold: the far end is not heard
+		}
+		ro.push(&p, func(q *rtp.Packet) { s.deliver(q, codec, pcm) })
+	}
+}
+
+// deliver hands one in-order packet from the PBX to the tab (as is when the
+// tab speaks the same codec and hears only this call), and decodes it when
+// the phone itself must hear it: transcoding, mixing, recording.
+func (s *Session) deliver(p *rtp.Packet, codec Codec, pcm []int16) {
+	passed := s.eng.bridge.down(s, p, codec)
+	s.mu.Lock()
+	conf, rec, dec, tap := s.inConf, s.rec, s.dec, s.tap
+	s.mu.Unlock()
+	if passed && conf == nil && rec == nil && tap == nil {
+		return
+	}
+	n, err := dec.decode(p.Payload, pcm)
+	if err != nil || n == 0 {
+		return
+	}
+	frame := pcm[:n]
+	if tap != nil {
+		tap(frame)
+	}
+	if !passed {
+		s.eng.bridge.pushPCM(s, frame)
+	}
+	if rec != nil {
+		rec.remote.push(frame)
+	}
+	if conf != nil {
+		conf.push(s, frame)
+	}
+}
