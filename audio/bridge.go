@@ -29,6 +29,6 @@ func (b *Bridge) Focus(tabID string) {}
 func (b *Bridge) Attached() bool { return false }
 
 func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool { return false }
-func (b *Bridge) pushPCM(s *Session, pcm []int16)               {}
-func (b *Bridge) forget(s *Session)                             {}
-func (b *Bridge) close() error                                  { return nil }
+func (b *Bridge) pushPCM(s *Session, pcm []int16)              {}
+func (b *Bridge) forget(s *Session)                            {}
+func (b *Bridge) close() error                                 { return nil }

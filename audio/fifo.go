@@ -6,7 +6,7 @@ import "sync"
 // arrival and a 20 ms ticker). When full, the oldest samples go, so delay
 // never grows beyond its capacity.
 type fifo struct {
-	mu  sync.Mutex
+	mu     sync.Mutex
 	buf    []int16
 	max    int
 	primed bool
