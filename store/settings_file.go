@@ -1,0 +1,166 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/google/uuid"
+)
+
+// LoadSettings reads settings.json. A missing file is created with the
+// defaults (mode 0600) and the defaults are returned. Keys left out of the
+// file keep their defaults. A file that does not parse, has a key this
+// program does not know, a value of the wrong type or a bad value gives an
+// error that names the file and the key (ErrSettings), and the file is not
+// touched. The *_saved fields of the file are ignored. Accounts without an id
+// get a UUID, and only then is the file rewritten (so the id sticks: the
+// account's password is kept under it).
+func LoadSettings(path string) (Settings, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s := DefaultSettings()
+		if err := SaveSettings(path, s); err != nil {
+			return Settings{}, err
+		}
+		return s, nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("%w: %s: %w", ErrSettings, path, err)
+	}
+	s, err := ParseSettings(b)
+	if err != nil {
+		return Settings{}, fmt.Errorf("%w: %s: %w", ErrSettings, path, err)
+	}
+	added := false
+	for i := range s.Accounts {
+		if s.Accounts[i].ID == "" {
+			s.Accounts[i].ID = uuid.NewString()
+			added = true
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return Settings{}, fmt.Errorf("%w: %s: %w", ErrSettings, path, err)
+	}
+	if added {
+		if err := SaveSettings(path, s); err != nil {
+			return Settings{}, err
+		}
+	}
+	return s, nil
+}
+
+// ParseSettings decodes the contents of a settings file over the defaults,
+// strictly: unknown keys and wrong types are errors naming the key. It does
+// not fill account ids and does not Validate.
+func ParseSettings(b []byte) (Settings, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
+		return Settings{}, syntaxError(b, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Settings{}, fmt.Errorf("%s: unexpected data after the settings object", position(b, dec.InputOffset()))
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return Settings{}, fmt.Errorf("the file must hold a JSON object, got %s", jsonKind(raw))
+	}
+	if err := checkShape("", raw, settingsType); err != nil {
+		return Settings{}, err
+	}
+	s := DefaultSettings()
+	// The shape check above accepted the value, so this decode cannot fail on
+	// type or unknown keys; an error here is still reported, never ignored.
+	strict := json.NewDecoder(bytes.NewReader(b))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&s); err != nil {
+		return Settings{}, err
+	}
+	s.StripSaved()
+	for i := range s.Accounts {
+		a := &s.Accounts[i]
+		if a.Transport == "" {
+			a.Transport = DefaultAccountTransport
+		}
+		if a.ExpiryS == 0 {
+			a.ExpiryS = DefaultAccountExpiryS
+		}
+	}
+	s.nonNilLists()
+	return s, nil
+}
+
+// nonNilLists turns null lists into empty ones, so GET /settings shows [].
+func (s *Settings) nonNilLists() {
+	for _, p := range []*[]string{&s.API.Disabled, &s.API.AllowedOrigins, &s.Webhooks.Silenced, &s.Audio.Codecs} {
+		if *p == nil {
+			*p = []string{}
+		}
+	}
+	if s.Accounts == nil {
+		s.Accounts = []Account{}
+	}
+}
+
+// SaveSettings validates s and writes it to path atomically (a temporary
+// file in the same folder, fsync, rename, fsync of the folder), mode 0600.
+// The *_saved fields are never written.
+func SaveSettings(path string, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrSettings, path, err)
+	}
+	s = s.Clone()
+	s.StripSaved()
+	s.nonNilLists()
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save settings %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("save settings %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with data so that a reader sees the old or
+// the new contents, never a part, even after a crash.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
