@@ -1,0 +1,228 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emiago/sipgo"
+	"github.com/emiago/sipgo/sip"
+	"github.com/google/uuid"
+
+	"github.com/softphone/softphone/store"
+)
+
+// call is one call. Its goroutine (run) alone changes it: every command and
+// every SIP event becomes an op on its queue (a serial operations queue, as
+// in pion). Its life is ctx; the cause of ctx is the hang-up reason.
+type call struct {
+	p      *Phone
+	id     string
+	ops    chan func()
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	snap   atomic.Pointer[Call]
+
+	// owned by run
+	c          Call
+	line       *line
+	acc        store.Account
+	out        *sipgo.DialogClientSession
+	in         *sipgo.DialogServerSession
+	dlg        dialog // in-dialog request sender of out or in
+	media      MediaSession
+	neg        negotiated
+	localHold  bool
+	remoteHold bool
+	conf       bool
+	dkey       string        // key in Phone.dialogs
+	stopWait   func()        // outgoing: stop waiting for the answer (sends CANCEL)
+	final      chan struct{} // incoming: closed when the INVITE has its final answer
+	refer      *referWait    // a REFER we sent, waiting for its outcome
+	endHint    string        // reason to use when the other side ends the call
+	answerAt   *time.Timer   // Call-Info answer-after
+	sdpSession uint64
+	sdpVersion uint64
+	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)
+	finalOnce  sync.Once
+}
+
+// reasonError is the cancel cause of a call's context: how it ended.
+type reasonError struct{ reason string }
+
+func (r reasonError) Error() string { return "call ended: " + r.reason }
+
+func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	now := time.Now()
+	if seance == "" {
+		seance = uuid.NewString()
+	}
+	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), ctx: ctx, cancel: cancel,
+		done: make(chan struct{}), line: l, acc: l.acc, sdpSession: uint64(now.UnixNano() & 0x7fffffffffff)}
+	c.c = Call{ID: c.id, SeanceID: seance, AccountID: l.acc.ID, Account: accountName(l.acc),
+		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone}
+	return c
+}
+
+// start registers the call with the phone and runs its goroutine. The first
+// event (call-started) is published by the caller through begin.
+func (c *call) start() {
+	c.p.mu.Lock()
+	c.p.calls[c.id] = c
+	if c.dkey != "" {
+		c.p.dialogs[c.dkey] = c
+	}
+	c.p.mu.Unlock()
+	c.p.wg.Add(1)
+	go c.run()
+}
+
+func (c *call) run() {
+	defer c.p.wg.Done()
+	defer close(c.done)
+	for {
+		select {
+		case op := <-c.ops:
+			op()
+		case <-c.ctx.Done():
+		}
+		if c.c.State == StateEnded {
+			return
+		}
+	}
+}
+
+// do runs fn on the call's goroutine and gives its error; ErrNoCall when
+// the call has ended.
+func (c *call) do(ctx context.Context, fn func() error) error {
+	errc := make(chan error, 1)
+	select {
+	case c.ops <- func() { errc <- fn() }:
+		return <-errc
+	case <-c.done:
+		return ErrNoCall
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post runs fn on the call's goroutine without waiting.
+func (c *call) post(fn func()) {
+	go func() {
+		select {
+		case c.ops <- fn:
+		case <-c.done:
+		}
+	}()
+}
+
+func (c *call) snapshot() Call {
+	if s := c.snap.Load(); s != nil {
+		return *s
+	}
+	return Call{ID: c.id}
+}
+
+// publish stores the snapshot and puts it on the bus.
+func (c *call) publish(kind EventKind) {
+	s := c.c
+	c.snap.Store(&s)
+	c.p.bus.Publish(Event{Kind: kind, At: time.Now(), Call: s})
+}
+
+// begin publishes call-started in the first state.
+func (c *call) begin(state CallState) {
+	c.c.State = state
+	c.publish(EventCallStarted)
+}
+
+// setState moves the call and publishes call-state-changed.
+func (c *call) setState(s CallState) {
+	if c.c.State == s || c.c.State == StateEnded {
+		return
+	}
+	c.c.State = s
+	c.c.StateAt = time.Now()
+	if s == StateActive && c.c.AnsweredAt.IsZero() {
+		c.c.AnsweredAt = c.c.StateAt
+		c.c.AnsweredBy = "no"
+	}
+	c.publish(EventCallStateChanged)
+}
+
+// connected recomputes the state of an answered call from its flags.
+func (c *call) connected() {
+	c.setState(connectedState(c.conf, c.localHold, c.remoteHold))
+}
+
+// end finishes the call: state ended, reason, outcome; then frees it.
+func (c *call) end(reason, outcome string) {
+	if c.c.State == StateEnded {
+		return
+	}
+	now := time.Now()
+	if c.c.AnsweredAt.IsZero() && outcome == OutcomeAnswered {
+		outcome = OutcomeFailed
+	}
+	c.c.State = StateEnded
+	c.c.StateAt = now
+	c.c.EndedAt = now
+	c.c.Reason = reason
+	c.c.Outcome = outcome
+	c.c.Recording = false
+	if c.answerAt != nil {
+		c.answerAt.Stop()
+	}
+	if c.media != nil {
+		_ = c.media.Close()
+	}
+	if c.stopWait != nil {
+		c.stopWait()
+	}
+	if c.refer != nil {
+		c.refer.finish(errors.Join(ErrTransferFailed, errors.New("call ended")))
+	}
+	c.p.mu.Lock()
+	delete(c.p.calls, c.id)
+	if c.dkey != "" && c.p.dialogs[c.dkey] == c {
+		delete(c.p.dialogs, c.dkey)
+	}
+	c.p.mu.Unlock()
+	c.publish(EventCallEnded)
+	c.cancel(reasonError{reason})
+}
+
+// setDialog records the dialog key once tags are known.
+func (c *call) setDialog(callID, localTag string) {
+	key := dialogKey(callID, localTag)
+	c.p.mu.Lock()
+	if c.dkey != "" && c.p.dialogs[c.dkey] == c {
+		delete(c.p.dialogs, c.dkey)
+	}
+	c.dkey = key
+	if _, live := c.p.calls[c.id]; live {
+		c.p.dialogs[key] = c
+	}
+	c.p.mu.Unlock()
+}
+
+func dialogKey(callID, localTag string) string { return callID + "\x00" + localTag }
+
+// callForRequest finds the call of an in-dialog request by Call-ID and our
+// tag (the To tag of a request we receive).
+func (p *Phone) callForRequest(req *sip.Request) (*call, bool) {
+	cid := req.CallID()
+	to := req.To()
+	if cid == nil || to == nil {
+		return nil, false
+	}
+	tag, _ := to.Params.Get("tag")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.dialogs[dialogKey(cid.Value(), tag)]
+	return c, ok
+}

@@ -1,0 +1,279 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+)
+
+// Answer answers a ringing incoming call.
+func (p *Phone) Answer(ctx context.Context, id string) error {
+	return p.on(ctx, id, "answer", func(c *call) error { return c.answer() })
+}
+
+// Decline refuses a ringing incoming call (603 Decline).
+func (p *Phone) Decline(ctx context.Context, id string) error {
+	return p.on(ctx, id, "decline", func(c *call) error {
+		if c.c.State != StateRingingIn {
+			return ErrCallState
+		}
+		c.decline(603, "Decline")
+		return nil
+	})
+}
+
+// Hangup ends a call in any state: cancels a call being placed, declines
+// a ringing one, sends BYE on a connected one.
+func (p *Phone) Hangup(ctx context.Context, id string) error {
+	c, err := p.get(id)
+	if err != nil {
+		return err
+	}
+	if err := c.hangup(ctx, ReasonLocalHangup); err != nil {
+		return fmt.Errorf("hangup call %s: %w", id, err)
+	}
+	return nil
+}
+
+func (c *call) hangup(ctx context.Context, reason string) error {
+	return c.do(ctx, func() error {
+		switch c.c.State {
+		case StateDialing, StateRingingOut:
+			c.end(ReasonCancelled, OutcomeMissed) // end stops waiting: sipgo sends CANCEL
+		case StateRingingIn:
+			c.decline(603, "Decline")
+		case StateEnded:
+			return ErrNoCall
+		default:
+			c.bye()
+			c.end(reason, OutcomeAnswered)
+		}
+		return nil
+	})
+}
+
+// bye sends BYE in the background; Serve waits for it before closing.
+func (c *call) bye() {
+	out, in := c.out, c.in
+	c.p.wg.Add(1)
+	go func() {
+		defer c.p.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		if out != nil {
+			err = out.Bye(ctx)
+		} else if in != nil {
+			err = in.Bye(ctx)
+		}
+		if err != nil {
+			c.p.log.Debug("BYE", "call", c.id, "error", err)
+		}
+	}()
+}
+
+// Hold puts a connected call on hold: re-INVITE with sendonly (inactive
+// when the other side holds too), RFC 3264 8.4.
+func (p *Phone) Hold(ctx context.Context, id string) error {
+	return p.on(ctx, id, "hold", func(c *call) error { return c.setHold(ctx, true) })
+}
+
+// Resume takes a call off hold: re-INVITE with sendrecv.
+func (p *Phone) Resume(ctx context.Context, id string) error {
+	return p.on(ctx, id, "resume", func(c *call) error { return c.setHold(ctx, false) })
+}
+
+func (c *call) setHold(ctx context.Context, hold bool) error {
+	if !c.isConnected() {
+		return ErrCallState
+	}
+	if c.localHold == hold {
+		return nil
+	}
+	dir := dirSendRecv
+	if hold {
+		dir = dirSendOnly
+	}
+	if c.remoteHold {
+		dir = map[bool]mediaDir{true: dirInactive, false: dirRecvOnly}[hold]
+	}
+	res, err := c.request(ctx, sip.INVITE, c.localSDP(c.sessionCodecs(), dir), "application/sdp")
+	if err != nil {
+		return err
+	}
+	if !res.IsSuccess() {
+		return fmt.Errorf("re-INVITE: %d %s", res.StatusCode, res.Reason)
+	}
+	if r, err := parseSDP(res.Body()); err == nil {
+		if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+			c.neg = n
+			_ = c.media.Start(n.remote, n.codec, n.dtmfPT)
+		}
+	}
+	c.media.SetDirection(dir)
+	c.localHold = hold
+	c.connected()
+	return nil
+}
+
+func (c *call) isConnected() bool {
+	switch c.c.State {
+	case StateActive, StateHold, StateOnHold, StateConference:
+		return true
+	}
+	return false
+}
+
+// SetMute mutes or unmutes our microphone on a call. The state does not
+// change; only EventCallUpdated is published (no webhook).
+func (p *Phone) SetMute(ctx context.Context, id string, muted bool) error {
+	return p.on(ctx, id, "mute", func(c *call) error {
+		if c.media != nil {
+			c.media.SetMute(muted)
+		}
+		if c.c.Muted != muted {
+			c.c.Muted = muted
+			c.publish(EventCallUpdated)
+		}
+		return nil
+	})
+}
+
+// SendDTMF sends digits (0-9 * # A-D): RFC 4733 when telephone-event was
+// negotiated, else SIP INFO with application/dtmf-relay.
+func (p *Phone) SendDTMF(ctx context.Context, id, digits string) error {
+	if digits == "" {
+		return ErrNoDigits
+	}
+	for i := 0; i < len(digits); i++ {
+		if d, ok := dtmfDigit(digits[i : i+1]); !ok || !validDigit(d) {
+			return fmt.Errorf("dtmf %q: %w", digits[i:i+1], ErrBadDigit)
+		}
+	}
+	return p.on(ctx, id, "dtmf", func(c *call) error {
+		if !c.isConnected() {
+			return ErrCallState
+		}
+		for i := 0; i < len(digits); i++ {
+			d, _ := dtmfDigit(digits[i : i+1])
+			if c.neg.dtmfPT != 0 && c.media.SendDTMF(d) == nil {
+				continue
+			}
+			body := fmt.Sprintf("Signal=%c\r\nDuration=160\r\n", d)
+			res, err := c.request(ctx, sip.INFO, []byte(body), "application/dtmf-relay")
+			if err != nil {
+				return err
+			}
+			if !res.IsSuccess() {
+				return fmt.Errorf("INFO: %d %s", res.StatusCode, res.Reason)
+			}
+		}
+		return nil
+	})
+}
+
+// recorder is implemented by media sessions that can record.
+type recorder interface{ SetRecording(on bool) error }
+
+// Record starts or stops recording a call.
+func (p *Phone) Record(ctx context.Context, id string, on bool) error {
+	return p.on(ctx, id, "record", func(c *call) error {
+		if !c.isConnected() {
+			return ErrCallState
+		}
+		if r, ok := c.media.(recorder); ok {
+			if err := r.SetRecording(on); err != nil {
+				return err
+			}
+		}
+		if c.c.Recording != on {
+			c.c.Recording = on
+			c.publish(EventCallUpdated)
+		}
+		return nil
+	})
+}
+
+// Conference joins calls into a local conference: each is resumed if we
+// held it, marked conference, and the media engine mixes them.
+func (p *Phone) Conference(ctx context.Context, ids ...string) error {
+	var calls []*call
+	for _, id := range ids {
+		c, err := p.get(id)
+		if err != nil {
+			return err
+		}
+		calls = append(calls, c)
+	}
+	var sessions []MediaSession
+	for _, c := range calls {
+		err := c.do(ctx, func() error {
+			if !c.isConnected() {
+				return ErrCallState
+			}
+			if c.localHold {
+				if err := c.setHold(ctx, false); err != nil {
+					return err
+				}
+			}
+			sessions = append(sessions, c.media)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("conference call %s: %w", c.id, err)
+		}
+	}
+	if err := p.media.Conference(sessions...); err != nil {
+		return fmt.Errorf("conference: %w", err)
+	}
+	for _, c := range calls {
+		_ = c.do(ctx, func() error { c.conf = true; c.connected(); return nil })
+	}
+	return nil
+}
+
+// on runs a command on a call's goroutine with the error wrapped.
+func (p *Phone) on(ctx context.Context, id, what string, fn func(*call) error) error {
+	c, err := p.get(id)
+	if err != nil {
+		return err
+	}
+	if err := c.do(ctx, func() error { return fn(c) }); err != nil {
+		if errors.Is(err, ErrNoCall) {
+			return fmt.Errorf("%s call %s: %w", what, id, ErrNoCall)
+		}
+		return fmt.Errorf("%s call %s: %w", what, id, err)
+	}
+	return nil
+}
+
+// contactName looks the number up in the contacts; "" when unknown.
+func (p *Phone) contactName(number string) string {
+	if p.db == nil || number == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ct, err := p.db.FindContactByNumber(ctx, number)
+	if err != nil {
+		return ""
+	}
+	return ct.Name
+}
+
+// callByTags finds the call whose dialog a Replaces header names; the tags
+// are taken from the receiver's view (to-tag ours), either order accepted.
+func (p *Phone) callByTags(r replaces) *call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.dialogs[dialogKey(r.callID, r.toTag)]; ok {
+		return c
+	}
+	if c, ok := p.dialogs[dialogKey(r.callID, r.fromTag)]; ok {
+		return c
+	}
+	return nil
+}

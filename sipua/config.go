@@ -1,0 +1,77 @@
+package sipua
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/store"
+)
+
+// Config is what New needs. Only Settings is required: without Bus the phone
+// makes its own, without Secrets accounts register without a password,
+// without DB no history is written, and without Media each call gets a
+// silent RTP socket (enough for signalling tests).
+type Config struct {
+	Settings store.Settings
+	Secrets  SecretGetter
+	DB       HistoryDB // *store.DB
+	Bus      *Bus
+	// MediaEngine is the media side of calls (audio.Engine through
+	// AudioMedia). Nil gives silent sessions.
+	MediaEngine MediaEngine
+	Logger      *slog.Logger
+	// UserAgent is the product token sent in User-Agent; default "softphone".
+	UserAgent string
+}
+
+// SecretGetter reads a secret by name ("account:<id>"); store.Secrets is one.
+type SecretGetter interface {
+	Get(name string) (string, error)
+}
+
+// HistoryDB is the part of store.DB that the history subscriber and caller
+// names use.
+type HistoryDB interface {
+	StartHistory(ctx context.Context, e store.HistoryEntry) error
+	FinishHistory(ctx context.Context, e store.HistoryEntry) error
+	FindContactByNumber(ctx context.Context, number string) (store.Contact, error)
+	CloseOpenHistory(ctx context.Context, reason string, at time.Time) (int, error)
+}
+
+// MediaEngine makes one RTP session per call and mixes conferences. It is
+// declared here, where it is used, so the state machine can be tested with a
+// stand-in; AudioMedia adapts *audio.Engine.
+type MediaEngine interface {
+	NewSession(callID, seanceID string, onDTMF func(digit byte)) (MediaSession, error)
+	Conference(sessions ...MediaSession) error
+	Codecs() []audio.Codec
+}
+
+// MediaSession is one call's RTP session (audio.Session).
+type MediaSession interface {
+	LocalAddr() *net.UDPAddr
+	Start(remote *net.UDPAddr, codec audio.Codec, dtmfPT uint8) error
+	SetDirection(d audio.Direction)
+	SendDTMF(digit byte) error
+	SetMute(on bool)
+	Close() error
+}
+
+// AccountStatus is an account with the state of its registration.
+type AccountStatus struct {
+	store.Account
+	State string // registered, registering, unregistered, failed, disabled
+	Cause string // for failed: "403 Forbidden", "timeout", ...
+}
+
+// Registration states of an account (rest-api.md shows only "registered").
+const (
+	RegRegistered   = "registered"   // the line is up
+	RegRegistering  = "registering"  // REGISTER sent, no final answer yet
+	RegUnregistered = "unregistered" // not registered (stopped, or not yet started)
+	RegFailed       = "failed"       // refused or timed out; Cause says which; retried with backoff
+	RegDisabled     = "disabled"     // account switched off in settings
+)

@@ -1,0 +1,126 @@
+package sipua
+
+import (
+	"context"
+
+	"github.com/emiago/sipgo/sip"
+
+	"github.com/softphone/softphone/audio"
+)
+
+const allowMethods = "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, REFER, NOTIFY"
+
+// mediaDir is an SDP direction.
+type mediaDir = audio.Direction
+
+// Direction shorthands for SDP work.
+const (
+	dirSendRecv = audio.SendRecv
+	dirSendOnly = audio.SendOnly
+	dirRecvOnly = audio.RecvOnly
+	dirInactive = audio.Inactive
+)
+
+// handle routes requests from the network to calls.
+func (p *Phone) handle(st *stack) {
+	st.srv.OnInvite(p.onInvite)
+	st.srv.OnAck(p.onAck)
+	st.srv.OnBye(p.onBye)
+	st.srv.OnInfo(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onInfo(req, tx) }))
+	st.srv.OnRefer(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onRefer(req, tx) }))
+	st.srv.OnNotify(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onNotify(req, tx) }))
+	st.srv.OnOptions(func(req *sip.Request, tx sip.ServerTransaction) {
+		res := sip.NewResponseFromRequest(req, 200, "OK", nil)
+		res.AppendHeader(sip.NewHeader("Allow", allowMethods))
+		res.AppendHeader(sip.NewHeader("Accept", "application/sdp, application/dtmf-relay, message/sipfrag"))
+		_ = tx.Respond(res)
+	})
+	st.srv.OnCancel(func(req *sip.Request, tx sip.ServerTransaction) {
+		// A CANCEL that matched an INVITE was handled by the transaction layer.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+	})
+}
+
+// inDialog wraps a handler of a request inside a call: 481 when no call
+// has the dialog, else fn runs on the call's goroutine.
+func (p *Phone) inDialog(fn func(*call, *sip.Request, sip.ServerTransaction)) func(*sip.Request, sip.ServerTransaction) {
+	return func(req *sip.Request, tx sip.ServerTransaction) {
+		c, ok := p.callForRequest(req)
+		if ok && c.do(context.Background(), func() error { fn(c, req, tx); return nil }) == nil {
+			return
+		}
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+	}
+}
+
+func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
+	c, ok := p.callForRequest(req)
+	if !ok {
+		return
+	}
+	if c.in != nil {
+		_ = c.in.ReadAck(req, tx)
+	}
+	if len(req.Body()) > 0 {
+		// Answer to the offer we put in a 200 (INVITE without SDP).
+		body := req.Body()
+		c.post(func() {
+			if r, err := parseSDP(body); err == nil {
+				if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+					_ = c.applyMedia(n, answerDirection(r.dir, c.localHold))
+				}
+			}
+		})
+	}
+}
+
+func (p *Phone) onBye(req *sip.Request, tx sip.ServerTransaction) {
+	c, ok := p.callForRequest(req)
+	if ok && c.do(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
+		return
+	}
+	_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+}
+
+func (c *call) onBye(req *sip.Request, tx sip.ServerTransaction) {
+	var err error
+	if c.out != nil {
+		err = c.out.ReadBye(req, tx)
+	} else if c.in != nil {
+		err = c.in.ReadBye(req, tx)
+	}
+	if err != nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+	}
+	c.end(c.remoteEndReason(), OutcomeAnswered)
+}
+
+// onInfo takes DTMF sent as SIP INFO (application/dtmf-relay or
+// application/dtmf).
+func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
+	_ = c.dlg.ReadRequest(req, tx)
+	ctype := ""
+	if h := req.ContentType(); h != nil {
+		ctype = h.Value()
+	}
+	d, ok := parseDTMFInfo(ctype, req.Body())
+	if !ok {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 415, "Unsupported Media Type", nil))
+		return
+	}
+	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+	c.dtmfIn(d)
+}
+
+// onDTMF is the media session's callback for RFC 4733 digits.
+func (c *call) onDTMF(d byte) {
+	c.post(func() { c.dtmfIn(d) })
+}
+
+func (c *call) dtmfIn(d byte) {
+	if c.c.State == StateEnded {
+		return
+	}
+	s := c.c
+	c.p.bus.Publish(Event{Kind: EventDTMF, Call: s, Digit: string(d)})
+}

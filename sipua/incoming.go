@@ -1,0 +1,259 @@
+package sipua
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+	"github.com/google/uuid"
+)
+
+// onInvite takes a new INVITE (or a re-INVITE inside a call). The handler
+// goroutine stays until the INVITE has its final answer, as sipgo ends the
+// server transaction when a handler returns.
+func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
+	if to := req.To(); to != nil && to.Params.Has("tag") {
+		c, ok := p.callForRequest(req)
+		if !ok {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			return
+		}
+		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+		}
+		return
+	}
+	l := p.lineForIncoming(req)
+	if l == nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 480, "Temporarily Unavailable", nil))
+		return
+	}
+	var replaced *call
+	if h := req.GetHeader("Replaces"); h != nil {
+		r, err := parseReplaces(h.Value())
+		if err == nil {
+			replaced = p.callByTags(r)
+		}
+		if replaced == nil {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			return
+		}
+	}
+	seance := ""
+	if h := req.GetHeader(headerSeance); h != nil {
+		if u, err := uuid.Parse(strings.TrimSpace(h.Value())); err == nil {
+			seance = u.String()
+		}
+	}
+	if replaced != nil {
+		seance = replaced.snapshot().SeanceID
+	}
+	sess, err := l.dialogUA().ReadInvite(req, tx)
+	if err != nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
+		return
+	}
+	c := p.newCall(l, DirIn, seance)
+	c.in, c.dlg = sess, sess
+	c.final = make(chan struct{})
+	from := req.From()
+	c.c.Number, c.c.Name, c.c.URI = partyOf(from.DisplayName, from.Address)
+	localTag, _ := sess.InviteRequest.To().Params.Get("tag")
+	c.dkey = dialogKey(req.CallID().Value(), localTag)
+	c.start()
+	_ = c.do(context.Background(), func() error {
+		c.onRing(req, replaced)
+		return nil
+	})
+	select {
+	case <-c.final:
+	case <-c.done:
+	}
+}
+
+// onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.
+func (c *call) onRing(req *sip.Request, replaced *call) {
+	s := c.p.settingsNow().SIP
+	c.begin(StateRingingIn)
+	if s.DoNotDisturb && replaced == nil {
+		c.decline(486, "Busy Here")
+		return
+	}
+	if err := c.in.Respond(180, "Ringing", nil); err != nil {
+		c.closeFinal()
+		c.end(ReasonCancelled, OutcomeMissed)
+		return
+	}
+	if name := c.p.contactName(c.c.Number); name != "" {
+		c.c.Name = name
+		c.publish(EventCallUpdated)
+	}
+	go c.watchRinging()
+	switch {
+	case replaced != nil:
+		// RFC 3891 3: a confirmed dialog is replaced without asking.
+		if err := c.answer(); err == nil {
+			_ = replaced.hangup(context.Background(), ReasonTransferred)
+		}
+	case s.AutoAnswer:
+		_ = c.answer()
+	case s.AllowCallInfoAnswer:
+		if d, ok := answerAfter(req); ok {
+			c.answerAt = time.AfterFunc(d, func() {
+				_ = c.do(context.Background(), func() error {
+					if c.c.State == StateRingingIn {
+						return c.answer()
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
+
+// watchRinging ends a ringing call the caller cancelled (CANCEL) or that
+// timed out.
+func (c *call) watchRinging() {
+	select {
+	case <-c.in.Context().Done():
+	case <-c.done:
+		return
+	}
+	_ = c.do(context.Background(), func() error {
+		if c.c.State == StateRingingIn {
+			c.closeFinal()
+			c.end(ReasonCancelled, OutcomeMissed)
+		} else if c.c.State != StateEnded {
+			c.end(c.remoteEndReason(), OutcomeAnswered)
+		}
+		return nil
+	})
+}
+
+func (c *call) closeFinal() {
+	c.finalOnce.Do(func() {
+		if c.final != nil {
+			close(c.final)
+		}
+	})
+}
+
+// answer sends 200 with our SDP answer; the call is active at once, the ACK
+// is awaited in the background (RFC 3261 13.3.1.4).
+func (c *call) answer() error {
+	if c.c.State != StateRingingIn {
+		return ErrCallState
+	}
+	if c.answerAt != nil {
+		c.answerAt.Stop()
+	}
+	ms, err := c.p.media.NewSession(c.id, c.c.SeanceID, c.onDTMF)
+	if err != nil {
+		c.decline(500, "Server Internal Error")
+		return err
+	}
+	c.media = ms
+	var body []byte
+	if offer := c.in.InviteRequest.Body(); len(offer) > 0 {
+		r, err := parseSDP(offer)
+		var n negotiated
+		if err == nil {
+			n, err = choose(r, c.p.media.Codecs(), true)
+		}
+		if err != nil {
+			c.decline(488, "Not Acceptable Here")
+			return err
+		}
+		c.remoteHold = r.dir == dirSendOnly || r.dir == dirInactive
+		dir := answerDirection(r.dir, false)
+		if err := c.applyMedia(n, dir); err != nil {
+			c.decline(500, "Server Internal Error")
+			return err
+		}
+		body = c.localSDP(c.sessionCodecs(), dir)
+	} else {
+		body = c.localSDP(c.p.media.Codecs(), dirSendRecv) // offer in 200, answer in ACK
+	}
+	res := sip.NewSDPResponseFromRequest(c.in.InviteRequest, body)
+	ct := c.line.contactHeader()
+	res.AppendHeader(&ct)
+	res.AppendHeader(sip.NewHeader("Allow", allowMethods))
+	sess := c.in
+	go func() {
+		err := sess.WriteResponse(res)
+		c.closeFinal()
+		if err != nil {
+			c.p.log.Info("answer not confirmed", "call", c.id, "error", err)
+			_ = c.do(context.Background(), func() error {
+				if c.c.State != StateEnded {
+					c.end(ReasonFailed, OutcomeAnswered)
+				}
+				return nil
+			})
+		}
+	}()
+	c.connected()
+	return nil
+}
+
+// decline refuses a ringing call with code (486 Busy Here, 603 Decline).
+func (c *call) decline(code int, reason string) {
+	sess := c.in
+	go func() {
+		_ = sess.Respond(code, reason, nil)
+		c.closeFinal()
+	}()
+	c.c.Declined = true
+	c.end(ReasonDeclined, OutcomeDeclined)
+}
+
+// lineForIncoming picks the account an INVITE is for: the one whose user is
+// in the Request-URI or To, else the selected one, else the first enabled.
+func (p *Phone) lineForIncoming(req *sip.Request) *line {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	users := []string{req.Recipient.User}
+	if to := req.To(); to != nil {
+		users = append(users, to.Address.User)
+	}
+	for _, u := range users {
+		for _, id := range p.order {
+			if l := p.lines[id]; l.acc.Enabled && l.acc.Username == u && l.client != nil {
+				return l
+			}
+		}
+	}
+	if l, ok := p.lines[p.selected]; ok && l.acc.Enabled && l.client != nil {
+		return l
+	}
+	for _, id := range p.order {
+		if l := p.lines[id]; l.acc.Enabled && l.client != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+// answerAfter reads Call-Info: <...>;answer-after=N (the auto-answer hint
+// of many PBXs).
+func answerAfter(req *sip.Request) (time.Duration, bool) {
+	for _, h := range req.GetHeaders("Call-Info") {
+		v := strings.ToLower(h.Value())
+		i := strings.Index(v, "answer-after=")
+		if i < 0 {
+			continue
+		}
+		num := v[i+len("answer-after="):]
+		if j := strings.IndexAny(num, ";, "); j >= 0 {
+			num = num[:j]
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 || n > 3600 {
+			continue
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	return 0, false
+}

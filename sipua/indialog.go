@@ -1,0 +1,176 @@
+package sipua
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+
+	"github.com/softphone/softphone/audio"
+)
+
+// dialog is what a call needs of its sipgo dialog session, client side
+// (we called) or server side (we were called), for requests inside it.
+type dialog interface {
+	TransactionRequest(ctx context.Context, req *sip.Request) (sip.ClientTransaction, error)
+	WriteRequest(req *sip.Request) error
+	Context() context.Context
+	ReadRequest(req *sip.Request, tx sip.ServerTransaction) error
+}
+
+const inDialogTimeout = 32 * time.Second // Timer F
+
+// remoteTarget is the Request-URI of requests inside the dialog: the
+// other side's Contact (RFC 3261 12.2.1.1).
+func (c *call) remoteTarget() sip.Uri {
+	if c.out != nil && c.out.InviteResponse != nil {
+		if ct := c.out.InviteResponse.Contact(); ct != nil {
+			return *ct.Address.Clone()
+		}
+		return *c.out.InviteRequest.Recipient.Clone()
+	}
+	if c.in != nil {
+		if ct := c.in.InviteRequest.Contact(); ct != nil {
+			return *ct.Address.Clone()
+		}
+	}
+	return sip.Uri{}
+}
+
+// tags gives the Call-ID, our tag and the other side's tag of the dialog.
+func (c *call) tags() (callID, local, remote string) {
+	if c.out != nil {
+		callID = c.out.InviteRequest.CallID().Value()
+		local, _ = c.out.InviteRequest.From().Params.Get("tag")
+		if c.out.InviteResponse != nil {
+			remote, _ = c.out.InviteResponse.To().Params.Get("tag")
+		}
+		return
+	}
+	if c.in != nil {
+		callID = c.in.InviteRequest.CallID().Value()
+		local, _ = c.in.InviteRequest.To().Params.Get("tag")
+		remote, _ = c.in.InviteRequest.From().Params.Get("tag")
+	}
+	return
+}
+
+// request sends a request inside the dialog and waits for its final answer.
+func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byte, ctype string, hdrs ...sip.Header) (*sip.Response, error) {
+	if c.dlg == nil {
+		return nil, fmt.Errorf("%s: %w", method, ErrCallState)
+	}
+	req := sip.NewRequest(method, c.remoteTarget())
+	for _, h := range hdrs {
+		req.AppendHeader(h)
+	}
+	if ctype != "" {
+		req.AppendHeader(sip.NewHeader("Content-Type", ctype))
+	}
+	req.SetBody(body)
+	ctx, cancel := context.WithTimeout(ctx, inDialogTimeout)
+	defer cancel()
+	tx, err := c.dlg.TransactionRequest(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	defer tx.Terminate()
+	for {
+		select {
+		case res := <-tx.Responses():
+			if res.IsProvisional() {
+				continue
+			}
+			if method == sip.INVITE && res.IsSuccess() {
+				ack := sip.NewRequest(sip.ACK, c.remoteTarget())
+				if err := c.dlg.WriteRequest(ack); err != nil {
+					return res, fmt.Errorf("ACK: %w", err)
+				}
+			}
+			return res, nil
+		case <-tx.Done():
+			return nil, fmt.Errorf("%s: %w", method, tx.Err())
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+	}
+}
+
+// localSDP describes our side for an offer or answer.
+func (c *call) localSDP(codecs []audio.Codec, dir audio.Direction) []byte {
+	la := c.media.LocalAddr()
+	ip := c.line.localIP
+	if la.IP != nil && !la.IP.IsUnspecified() {
+		ip = la.IP.String()
+	}
+	if ip == "" {
+		ip = "127.0.0.1"
+	}
+	c.sdpVersion++
+	return buildSDP(ip, la.Port, codecs, dir, c.sdpSession, c.sdpVersion)
+}
+
+// sessionCodecs is what we offer again in a re-INVITE: the codec in use
+// and telephone-event when it was negotiated.
+func (c *call) sessionCodecs() []audio.Codec {
+	out := []audio.Codec{c.neg.codec}
+	if c.neg.dtmfPT != 0 {
+		te := audio.CodecTelephoneEvent
+		te.PT = c.neg.dtmfPT
+		out = append(out, te)
+	}
+	return out
+}
+
+// applyMedia starts (or moves) RTP after an offer/answer.
+func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
+	c.neg = n
+	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
+		return fmt.Errorf("media: %w", err)
+	}
+	c.media.SetDirection(dir)
+	return nil
+}
+
+// onReinvite answers a re-INVITE: the other side holds, resumes or moves
+// its media (RFC 3264 8.4). Runs on the call's goroutine.
+func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
+	if err := c.dlg.ReadRequest(req, tx); err != nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
+		return
+	}
+	if c.c.State != StateActive && c.c.State != StateHold && c.c.State != StateOnHold && c.c.State != StateConference {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
+		return
+	}
+	body := req.Body()
+	var dir audio.Direction
+	if len(body) > 0 {
+		r, err := parseSDP(body)
+		if err == nil {
+			var n negotiated
+			n, err = choose(r, c.p.media.Codecs(), true)
+			if err == nil {
+				c.remoteHold = r.dir == audio.SendOnly || r.dir == audio.Inactive
+				dir = answerDirection(r.dir, c.localHold)
+				err = c.applyMedia(n, dir)
+			}
+		}
+		if err != nil {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 488, "Not Acceptable Here", nil))
+			return
+		}
+	} else {
+		dir = audio.SendRecv
+		if c.localHold {
+			dir = audio.SendOnly
+		}
+	}
+	res := sip.NewResponseFromRequest(req, 200, "OK", c.localSDP(c.sessionCodecs(), dir))
+	res.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
+	ct := c.line.contactHeader()
+	res.AppendHeader(&ct)
+	_ = tx.Respond(res)
+	c.connected()
+}

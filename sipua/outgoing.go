@@ -1,0 +1,224 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/emiago/sipgo"
+	"github.com/emiago/sipgo/sip"
+	"github.com/google/uuid"
+)
+
+// headerSeance carries the conversation id between phones (webhooks.md).
+const headerSeance = "X-Seance-Id"
+
+// Dial places a call to number on the account accountID (the selected one
+// when empty). It returns once the INVITE is sent, in state dialing.
+func (p *Phone) Dial(ctx context.Context, number, accountID string) (Call, error) {
+	return p.dial(ctx, dialOpts{number: number, accountID: accountID})
+}
+
+type dialOpts struct {
+	number    string
+	accountID string
+	seance    string       // keep this conversation id (transfer, consultation)
+	headers   []sip.Header // extra headers (Replaces, Referred-By)
+	onSettled func(status int, reason string)
+}
+
+func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
+	if strings.TrimSpace(o.number) == "" {
+		return Call{}, ErrNoNumber
+	}
+	l, err := p.lineFor(o.accountID)
+	if err != nil {
+		return Call{}, fmt.Errorf("dial: %w", err)
+	}
+	target, err := parseTarget(o.number, l.acc)
+	if err != nil {
+		return Call{}, fmt.Errorf("dial: %w", err)
+	}
+	// Headers in the target URI (Refer-To "?Replaces=...") become headers.
+	var uriHdrs []sip.Header
+	if target.Headers != nil {
+		for k, v := range target.Headers.Items() {
+			if strings.EqualFold(k, headerSeance) {
+				if o.seance == "" {
+					if _, err := uuid.Parse(unescape(v)); err == nil {
+						o.seance = unescape(v)
+					}
+				}
+				continue
+			}
+			uriHdrs = append(uriHdrs, sip.NewHeader(k, unescape(v)))
+		}
+		target.Headers = nil
+	}
+	c := p.newCall(l, DirOut, o.seance)
+	c.onSettled = o.onSettled
+	c.c.Dialed = o.number
+	c.c.Number, _, c.c.URI = partyOf("", target)
+	ms, err := p.media.NewSession(c.id, c.c.SeanceID, c.onDTMF)
+	if err != nil {
+		return Call{}, fmt.Errorf("dial: media: %w", err)
+	}
+	c.media = ms
+
+	req := sip.NewRequest(sip.INVITE, target)
+	from := &sip.FromHeader{DisplayName: l.acc.Name, Address: aor(l.acc), Params: sip.NewParams()}
+	from.Params.Add("tag", sip.GenerateTagN(16))
+	req.AppendHeader(from)
+	req.AppendHeader(&sip.ToHeader{Address: sip.Uri{Scheme: target.Scheme, User: target.User, Host: target.Host, Port: target.Port}})
+	ct := l.contactHeader()
+	req.AppendHeader(&ct)
+	req.AppendHeader(sip.NewHeader(headerSeance, c.c.SeanceID))
+	req.AppendHeader(sip.NewHeader("Allow", allowMethods))
+	req.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
+	for _, h := range append(uriHdrs, o.headers...) {
+		req.AppendHeader(h)
+	}
+	req.SetBody(c.localSDP(p.media.Codecs(), dirSendRecv))
+	l.prepare(req)
+	callID := uuid.NewString()
+	cid := sip.CallIDHeader(callID)
+	req.AppendHeader(&cid)
+
+	c.dkey = dialogKey(callID, from.Params.GetOr("tag", ""))
+	c.start()
+	err = c.do(ctx, func() error {
+		c.begin(StateDialing)
+		sess, err := l.dialogUA().WriteInvite(context.Background(), req)
+		if err != nil {
+			c.end(ReasonFailed, OutcomeFailed)
+			return fmt.Errorf("dial: send INVITE: %w", err)
+		}
+		c.out, c.dlg = sess, sess
+		wctx, stop := context.WithCancel(context.Background())
+		c.stopWait = stop
+		go c.waitAnswer(wctx, sess)
+		return nil
+	})
+	if err != nil {
+		return c.snapshot(), err
+	}
+	return c.snapshot(), nil
+}
+
+// waitAnswer follows the INVITE transaction: 180/183 ring, 2xx answers,
+// anything else ends the call. Digest auth on 401/407 is done by sipgo.
+func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) {
+	bg := context.Background()
+	err := sess.WaitAnswer(ctx, sipgo.AnswerOptions{
+		Username: c.line.authUser(), Password: c.line.password(),
+		OnResponse: func(r *sip.Response) error {
+			if r.StatusCode == 180 || r.StatusCode == 183 {
+				_ = c.do(bg, func() error { c.onRinging(r); return nil })
+			}
+			return nil
+		},
+	})
+	status, reason := 0, ""
+	if err == nil {
+		status, reason = 200, "OK"
+		if c.do(bg, func() error { return c.onAnswered(sess) }) == ErrNoCall {
+			// Hung up while the 200 was on its way: confirm and leave.
+			_ = sess.Ack(bg)
+			bctx, cancel := context.WithTimeout(bg, inDialogTimeout)
+			_ = sess.Bye(bctx)
+			cancel()
+		}
+	} else {
+		var de *sipgo.ErrDialogResponse
+		if errors.As(err, &de) {
+			status, reason = de.Res.StatusCode, de.Res.Reason
+		}
+		_ = c.do(bg, func() error { c.onRefused(status, err); return nil })
+	}
+	if c.onSettled != nil {
+		if status == 0 {
+			status, reason = 408, "Request Timeout"
+		}
+		c.onSettled(status, reason)
+	}
+}
+
+func (c *call) onRinging(r *sip.Response) {
+	if c.c.State != StateDialing {
+		return
+	}
+	// Early media (183 with SDP) is played at once.
+	if len(r.Body()) > 0 {
+		if rs, err := parseSDP(r.Body()); err == nil {
+			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
+				_ = c.applyMedia(n, dirSendRecv)
+			}
+		}
+	}
+	c.setState(StateRingingOut)
+}
+
+func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
+	res := sess.InviteResponse
+	if err := sess.Ack(context.Background()); err != nil {
+		c.p.log.Warn("ACK", "call", c.id, "error", err)
+	}
+	if c.c.State == StateEnded {
+		return ErrNoCall
+	}
+	if rs, err := parseSDP(res.Body()); err == nil {
+		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
+			_ = c.applyMedia(n, dirSendRecv)
+			c.remoteHold = rs.dir == dirSendOnly || rs.dir == dirInactive
+		}
+	}
+	if ct := res.Contact(); ct != nil {
+		_, _, c.c.URI = partyOf("", ct.Address)
+	}
+	c.c.Name = c.p.contactName(c.c.Number)
+	c.stopWait = nil
+	go c.watchDialog(sess.Context())
+	c.connected()
+	return nil
+}
+
+// onRefused ends a call the other side (or the network) did not take.
+func (c *call) onRefused(status int, err error) {
+	switch {
+	case c.c.State == StateEnded:
+	case status == 486 || status == 600:
+		c.end(ReasonBusy, OutcomeDeclined)
+	case status == 603:
+		c.end(ReasonDeclined, OutcomeDeclined)
+	case status == 408 || status == 480:
+		c.end(ReasonNoAnswer, OutcomeMissed)
+	case status == 487:
+		c.end(ReasonCancelled, OutcomeMissed)
+	default:
+		c.p.log.Info("call failed", "call", c.id, "status", status, "error", err)
+		c.end(ReasonFailed, OutcomeFailed)
+	}
+}
+
+// watchDialog ends the call if sipgo ends the dialog (ACK retransmission
+// failing and the like) without a BYE we saw.
+func (c *call) watchDialog(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		_ = c.do(context.Background(), func() error {
+			if c.c.State != StateEnded && c.c.State != StateRingingIn {
+				c.end(c.remoteEndReason(), OutcomeAnswered)
+			}
+			return nil
+		})
+	case <-c.done:
+	}
+}
+
+func (c *call) remoteEndReason() string {
+	if c.endHint != "" {
+		return c.endHint
+	}
+	return ReasonRemoteHangup
+}

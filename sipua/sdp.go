@@ -1,0 +1,254 @@
+package sipua
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/pion/sdp/v3"
+
+	"github.com/softphone/softphone/audio"
+)
+
+// errNoCodec is an offer or answer without an audio codec we speak (488).
+var errNoCodec = errors.New("no common audio codec")
+
+// remoteSDP is what we use of the other side's session description.
+type remoteSDP struct {
+	addr   *net.UDPAddr
+	codecs []audio.Codec // in the order of the m= line, with its payload types
+	dir    audio.Direction
+}
+
+// negotiated is the outcome of an offer/answer exchange (RFC 3264).
+type negotiated struct {
+	remote *net.UDPAddr
+	codec  audio.Codec
+	dtmfPT uint8 // telephone-event payload type; 0 when not negotiated
+	dir    audio.Direction
+}
+
+var staticPT = map[uint8]audio.Codec{0: audio.CodecPCMU, 8: audio.CodecPCMA, 9: audio.CodecG722}
+
+// parseSDP reads the first audio m= line of body.
+func parseSDP(body []byte) (remoteSDP, error) {
+	var sd sdp.SessionDescription
+	if err := sd.Unmarshal(body); err != nil {
+		return remoteSDP{}, fmt.Errorf("sdp: %w", err)
+	}
+	var md *sdp.MediaDescription
+	for _, m := range sd.MediaDescriptions {
+		if m.MediaName.Media == "audio" && m.MediaName.Port.Value > 0 {
+			md = m
+			break
+		}
+	}
+	if md == nil {
+		return remoteSDP{}, fmt.Errorf("sdp: %w", errNoCodec)
+	}
+	ci := md.ConnectionInformation
+	if ci == nil {
+		ci = sd.ConnectionInformation
+	}
+	if ci == nil || ci.Address == nil {
+		return remoteSDP{}, errors.New("sdp: no connection address")
+	}
+	host := ci.Address.Address
+	if i := strings.IndexByte(host, '/'); i >= 0 {
+		host = host[:i]
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		ips, err := net.LookupIP(host)
+		if err != nil || len(ips) == 0 {
+			return remoteSDP{}, fmt.Errorf("sdp: connection address %q", host)
+		}
+		ip = ips[0]
+	}
+	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv}
+	maps := map[uint8]audio.Codec{}
+	fmtps := map[uint8]string{}
+	for _, a := range md.Attributes {
+		switch a.Key {
+		case "rtpmap":
+			pt, c, ok := parseRtpmap(a.Value)
+			if ok {
+				maps[pt] = c
+			}
+		case "fmtp":
+			if sp := strings.IndexByte(a.Value, ' '); sp > 0 {
+				if pt, err := strconv.Atoi(a.Value[:sp]); err == nil {
+					fmtps[uint8(pt)] = a.Value[sp+1:]
+				}
+			}
+		}
+	}
+	r.dir = directionOf(md.Attributes, sd.Attributes)
+	if host == "0.0.0.0" {
+		r.dir = audio.Inactive // RFC 2543 hold
+	}
+	for _, f := range md.MediaName.Formats {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || n > 127 {
+			continue
+		}
+		pt := uint8(n)
+		c, ok := maps[pt]
+		if !ok {
+			if c, ok = staticPT[pt]; !ok {
+				continue
+			}
+		}
+		c.PT = pt
+		c.Fmtp = fmtps[pt]
+		r.codecs = append(r.codecs, c)
+	}
+	return r, nil
+}
+
+func parseRtpmap(v string) (uint8, audio.Codec, bool) {
+	sp := strings.IndexByte(v, ' ')
+	if sp < 0 {
+		return 0, audio.Codec{}, false
+	}
+	pt, err := strconv.Atoi(v[:sp])
+	if err != nil || pt < 0 || pt > 127 {
+		return 0, audio.Codec{}, false
+	}
+	parts := strings.Split(v[sp+1:], "/")
+	c := audio.Codec{Name: parts[0], PT: uint8(pt), Channels: 1}
+	if len(parts) > 1 {
+		r, _ := strconv.Atoi(parts[1])
+		c.ClockRate = uint32(r)
+	}
+	if len(parts) > 2 {
+		ch, _ := strconv.Atoi(parts[2])
+		c.Channels = uint16(ch)
+	}
+	return uint8(pt), c, true
+}
+
+func directionOf(lists ...[]sdp.Attribute) audio.Direction {
+	for _, l := range lists {
+		for _, a := range l {
+			switch a.Key {
+			case "sendonly":
+				return audio.SendOnly
+			case "recvonly":
+				return audio.RecvOnly
+			case "inactive":
+				return audio.Inactive
+			case "sendrecv":
+				return audio.SendRecv
+			}
+		}
+	}
+	return audio.SendRecv
+}
+
+func sameCodec(a, b audio.Codec) bool {
+	return strings.EqualFold(a.Name, b.Name) && (a.ClockRate == b.ClockRate || a.ClockRate == 0 || b.ClockRate == 0)
+}
+
+// choose picks the codec for the session: when we answer, the first of our
+// priority list that the offer has (with the offer's payload types); when we
+// read an answer, the first the answer lists.
+func choose(r remoteSDP, ours []audio.Codec, weAnswer bool) (negotiated, error) {
+	n := negotiated{remote: r.addr, dir: r.dir}
+	found := false
+	if weAnswer {
+	outer:
+		for _, o := range ours {
+			if o.Name == audio.CodecTelephoneEvent.Name {
+				continue
+			}
+			for _, c := range r.codecs {
+				if sameCodec(o, c) {
+					n.codec, found = c, true
+					n.codec.Channels = max(o.Channels, c.Channels)
+					break outer
+				}
+			}
+		}
+	} else {
+	outer2:
+		for _, c := range r.codecs {
+			for _, o := range ours {
+				if o.Name != audio.CodecTelephoneEvent.Name && sameCodec(o, c) {
+					n.codec, found = c, true
+					break outer2
+				}
+			}
+		}
+	}
+	if !found {
+		return n, errNoCodec
+	}
+	for _, c := range r.codecs {
+		if strings.EqualFold(c.Name, audio.CodecTelephoneEvent.Name) && c.ClockRate == n.codec.ClockRate {
+			n.dtmfPT = c.PT
+		}
+	}
+	if n.dtmfPT == 0 {
+		for _, c := range r.codecs {
+			if strings.EqualFold(c.Name, audio.CodecTelephoneEvent.Name) {
+				n.dtmfPT = c.PT
+			}
+		}
+	}
+	return n, nil
+}
+
+// answerDirection is our direction toward an offer's direction (RFC 3264
+// 6.1), given whether we hold the call ourselves.
+func answerDirection(offer audio.Direction, weHold bool) audio.Direction {
+	switch offer {
+	case audio.SendOnly:
+		if weHold {
+			return audio.Inactive
+		}
+		return audio.RecvOnly
+	case audio.RecvOnly:
+		return audio.SendOnly
+	case audio.Inactive:
+		return audio.Inactive
+	}
+	if weHold {
+		return audio.SendOnly
+	}
+	return audio.SendRecv
+}
+
+// buildSDP writes our session description: one audio m= line with codecs.
+func buildSDP(ip string, port int, codecs []audio.Codec, dir audio.Direction, sessID, version uint64) []byte {
+	sd := sdp.SessionDescription{
+		Origin: sdp.Origin{Username: "-", SessionID: sessID, SessionVersion: version,
+			NetworkType: "IN", AddressType: "IP4", UnicastAddress: ip},
+		SessionName:           "softphone",
+		ConnectionInformation: &sdp.ConnectionInformation{NetworkType: "IN", AddressType: "IP4", Address: &sdp.Address{Address: ip}},
+		TimeDescriptions:      []sdp.TimeDescription{{Timing: sdp.Timing{}}},
+	}
+	md := &sdp.MediaDescription{MediaName: sdp.MediaName{Media: "audio", Port: sdp.RangedPort{Value: port}, Protos: []string{"RTP", "AVP"}}}
+	for _, c := range codecs {
+		md.MediaName.Formats = append(md.MediaName.Formats, strconv.Itoa(int(c.PT)))
+		rm := fmt.Sprintf("%d %s/%d", c.PT, c.Name, c.ClockRate)
+		if c.Channels > 1 {
+			rm += "/" + strconv.Itoa(int(c.Channels))
+		}
+		md.Attributes = append(md.Attributes, sdp.NewAttribute("rtpmap", rm))
+		if c.Fmtp != "" {
+			md.Attributes = append(md.Attributes, sdp.NewAttribute("fmtp", fmt.Sprintf("%d %s", c.PT, c.Fmtp)))
+		}
+	}
+	md.Attributes = append(md.Attributes, sdp.NewAttribute("ptime", "20"), sdp.NewPropertyAttribute(dir.String()))
+	sd.MediaDescriptions = []*sdp.MediaDescription{md}
+	b, err := sd.Marshal()
+	if err != nil {
+		// Marshal fails only on impossible values; an empty body makes the
+		// peer answer 488 rather than us panic.
+		return nil
+	}
+	return b
+}

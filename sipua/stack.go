@@ -1,0 +1,200 @@
+package sipua
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/emiago/sipgo"
+)
+
+// stack is the running SIP machinery: one sipgo user agent, its server
+// handlers, and the UDP and TCP listeners of sip.listen. TLS is outbound
+// only: requests from the PBX come back over the connection we opened.
+type stack struct {
+	ua       *sipgo.UserAgent
+	srv      *sipgo.Server
+	udpConn  net.PacketConn
+	tcpLn    net.Listener
+	udpPort  int
+	tcpPort  int
+	listenIP net.IP // unspecified when listening on all addresses
+	cas      *caPool
+}
+
+// caPool verifies TLS servers against the system roots plus the CA files of
+// the accounts (settings accounts[].ca_file). It can change while the stack
+// runs, so verification is done by hand in VerifyConnection.
+type caPool struct {
+	mu    sync.Mutex
+	files map[string]bool
+	pool  *x509.CertPool
+}
+
+func (c *caPool) set(files []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	var errs []error
+	c.files = map[string]bool{}
+	for _, f := range files {
+		if f == "" || c.files[f] {
+			continue
+		}
+		c.files[f] = true
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ca_file %s: %w", f, err))
+			continue
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			errs = append(errs, fmt.Errorf("ca_file %s: no certificate in it", f))
+		}
+	}
+	c.pool = pool
+	return errors.Join(errs...)
+}
+
+func (c *caPool) verify(cs tls.ConnectionState) error {
+	c.mu.Lock()
+	pool := c.pool
+	c.mu.Unlock()
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("tls: server sent no certificate")
+	}
+	opts := x509.VerifyOptions{Roots: pool, DNSName: cs.ServerName, Intermediates: x509.NewCertPool()}
+	for _, ic := range cs.PeerCertificates[1:] {
+		opts.Intermediates.AddCert(ic)
+	}
+	_, err := cs.PeerCertificates[0].Verify(opts)
+	return err
+}
+
+func startStack(ctx context.Context, listen, product string, log *slog.Logger) (*stack, error) {
+	st := &stack{cas: &caPool{}}
+	_ = st.cas.set(nil)
+	tlsConf := &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		// Verified in VerifyConnection against a pool that follows settings.
+		InsecureSkipVerify: true, //nolint:gosec
+		VerifyConnection:   st.cas.verify,
+	}
+	ua, err := sipgo.NewUA(sipgo.WithUserAgent(product), sipgo.WithUserAgenTLSConfig(tlsConf))
+	if err != nil {
+		return nil, fmt.Errorf("sip user agent: %w", err)
+	}
+	st.ua = ua
+	srv, err := sipgo.NewServer(ua, sipgo.WithServerLogger(log))
+	if err != nil {
+		ua.Close()
+		return nil, fmt.Errorf("sip server: %w", err)
+	}
+	st.srv = srv
+	host, portS, err := net.SplitHostPort(listen)
+	if err != nil {
+		host, portS = listen, "0"
+	}
+	port, _ := strconv.Atoi(portS)
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	st.listenIP = net.ParseIP(host)
+	lc := net.ListenConfig{}
+	uc, err := lc.ListenPacket(ctx, "udp4", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		ua.Close()
+		return nil, fmt.Errorf("sip.listen %s: %w", listen, err)
+	}
+	st.udpConn = uc
+	st.udpPort = uc.LocalAddr().(*net.UDPAddr).Port
+	// TCP on the same port when free, else any port (the Contact says which).
+	tl, err := lc.Listen(ctx, "tcp4", net.JoinHostPort(host, strconv.Itoa(st.udpPort)))
+	if err != nil {
+		tl, err = lc.Listen(ctx, "tcp4", net.JoinHostPort(host, "0"))
+	}
+	if err != nil {
+		uc.Close()
+		ua.Close()
+		return nil, fmt.Errorf("sip.listen %s (tcp): %w", listen, err)
+	}
+	st.tcpLn = tl
+	st.tcpPort = tl.Addr().(*net.TCPAddr).Port
+	return st, nil
+}
+
+// serve runs the listeners; handlers must be set before.
+func (st *stack) serve() {
+	go func() { _ = st.srv.ServeUDP(st.udpConn) }()
+	go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
+}
+
+func (st *stack) close() {
+	st.udpConn.Close()
+	st.tcpLn.Close()
+	st.ua.Close()
+}
+
+// localIPFor gives the address of this host that routes to host (the listen
+// address when it is a concrete one). It sends nothing: a UDP "connect" only
+// asks the kernel for the route.
+func (st *stack) localIPFor(host string, port int) string {
+	if st.listenIP != nil && !st.listenIP.IsUnspecified() {
+		return st.listenIP.String()
+	}
+	if port == 0 {
+		port = 5060
+	}
+	c, err := net.Dial("udp4", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return "127.0.0.1"
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).IP.String()
+}
+
+// client makes a sipgo client for one account: Via sent-by is the local
+// address toward the PBX, with rport (RFC 3581); UDP requests leave from the
+// listening socket so answers and new requests come back to it.
+func (st *stack) client(transport, localIP string, log *slog.Logger) (*sipgo.Client, error) {
+	opts := []sipgo.ClientOption{sipgo.WithClientHostname(localIP), sipgo.WithClientNAT(), sipgo.WithClientLogger(log)}
+	switch transport {
+	case "udp", "":
+		opts = append(opts, sipgo.WithClientPort(st.udpPort),
+			sipgo.WithClientConnectionAddr(st.udpConn.LocalAddr().String()))
+	case "tcp":
+		opts = append(opts, sipgo.WithClientPort(st.tcpPort))
+	}
+	return sipgo.NewClient(st.ua, opts...)
+}
+
+// contactPort is the port that answers on a transport.
+func (st *stack) contactPort(transport string) int {
+	if transport == "tcp" {
+		return st.tcpPort
+	}
+	if transport == "tls" {
+		return 0
+	}
+	return st.udpPort
+}
+
+// sipTransport maps settings transport names to sipgo's.
+func sipTransport(t string) string {
+	switch t {
+	case "tcp":
+		return "TCP"
+	case "tls":
+		return "TLS"
+	}
+	return "UDP"
+}
