@@ -1,0 +1,182 @@
+package api
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/google/uuid"
+	"github.com/softphone/softphone/store"
+)
+
+// accountJSON is rest-api.md "Account": never a password.
+type accountJSON struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Username      string `json:"username"`
+	AuthUsername  string `json:"auth_username"`
+	Domain        string `json:"domain"`
+	Transport     string `json:"transport"`
+	Port          int    `json:"port"`
+	Registrar     string `json:"registrar"`
+	OutboundProxy string `json:"outbound_proxy"`
+	ExpiryS       int    `json:"expiry_s"`
+	Enabled       bool   `json:"enabled"`
+	CAFile        string `json:"ca_file"`
+	PasswordSaved bool   `json:"password_saved"`
+	State         string `json:"state"`
+	Cause         string `json:"cause"`
+}
+
+func findAccount(as []store.Account, id string) (store.Account, bool) {
+	if id == "" {
+		return store.Account{}, false
+	}
+	i := slices.IndexFunc(as, func(a store.Account) bool { return a.ID == id })
+	if i < 0 {
+		return store.Account{}, false
+	}
+	return as[i], true
+}
+
+// lineName is the textual name of a line, <username>@<domain> as webhooks say.
+func lineName(a store.Account) string { return a.Username + "@" + a.Domain }
+
+// accountState: registered, registering, unregistered, failed or disabled.
+func (s *Server) toAccountJSON(a store.Account, states map[string][2]string) accountJSON {
+	out := accountJSON{ID: a.ID, Name: a.Name, Username: a.Username, AuthUsername: a.AuthUsername, Domain: a.Domain,
+		Transport: a.Transport, Port: a.Port, Registrar: a.Registrar, OutboundProxy: a.OutboundProxy,
+		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID)}
+	switch {
+	case !a.Enabled:
+		out.State = "disabled"
+	case states != nil:
+		out.State, out.Cause = states[a.ID][0], states[a.ID][1]
+	default:
+		out.State, out.Cause, _ = s.regs.get(a.ID)
+	}
+	if out.State == "" {
+		out.State = "unregistered"
+	}
+	return out
+}
+
+func (s *Server) states() map[string][2]string {
+	if s.cfg.AccountStates == nil {
+		return nil
+	}
+	return s.cfg.AccountStates()
+}
+
+// listAccounts: GET /accounts.
+func (s *Server) listAccounts(c fiber.Ctx) error {
+	as := s.cur.Load().Accounts
+	states := s.states()
+	out := make([]accountJSON, 0, len(as))
+	for _, a := range as {
+		out = append(out, s.toAccountJSON(a, states))
+	}
+	return c.JSON(out)
+}
+
+// getAccount: GET /accounts/{id}; unknown: 404 "no account with that id".
+func (s *Server) getAccount(c fiber.Ctx) error {
+	a, ok := findAccount(s.cur.Load().Accounts, param(c, "id"))
+	if !ok {
+		return fail(fiber.StatusNotFound, msgNoAccount)
+	}
+	return c.JSON(s.toAccountJSON(a, s.states()))
+}
+
+// accountBody is an account with its password (kept in the keyring as
+// "account:<id>", never in settings).
+type accountBody struct {
+	store.Account
+	Password *string `json:"password"`
+}
+
+// createAccount: POST /accounts (token), 201; the id is issued here.
+func (s *Server) createAccount(c fiber.Ctx) error {
+	b := accountBody{Account: store.Account{Enabled: true}}
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	b.ID = uuid.NewString()
+	return s.saveAccount(c, b, true)
+}
+
+// updateAccount: PUT /accounts/{id} (token): the fields given change.
+func (s *Server) updateAccount(c fiber.Ctx) error {
+	a, ok := findAccount(s.cur.Load().Accounts, param(c, "id"))
+	if !ok {
+		return fail(fiber.StatusNotFound, msgNoAccount)
+	}
+	b := accountBody{Account: a}
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	if b.ID != a.ID {
+		return fail(fiber.StatusBadRequest, "an account id never changes")
+	}
+	return s.saveAccount(c, b, false)
+}
+
+var errNoSuchAccount = errors.New(msgNoAccount)
+
+func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
+	b.PasswordSaved = false
+	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		if isNew {
+			st.Accounts = append(st.Accounts, b.Account)
+			return nil
+		}
+		i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == b.ID })
+		if i < 0 {
+			return errNoSuchAccount
+		}
+		st.Accounts[i] = b.Account
+		return nil
+	})
+	if errors.Is(err, errNoSuchAccount) {
+		return fail(fiber.StatusNotFound, msgNoAccount)
+	}
+	if err != nil {
+		return settingsError(err)
+	}
+	s.cur.Store(&st)
+	if b.Password != nil {
+		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
+			return err
+		}
+	}
+	a, _ := findAccount(st.Accounts, b.ID)
+	if isNew {
+		c.Set(fiber.HeaderLocation, "/accounts/"+a.ID)
+		return created(c, s.toAccountJSON(a, s.states()))
+	}
+	return c.JSON(s.toAccountJSON(a, s.states()))
+}
+
+// deleteAccount: DELETE /accounts/{id} (token), 204; its password goes too.
+func (s *Server) deleteAccount(c fiber.Ctx) error {
+	id := param(c, "id")
+	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == id })
+		if i < 0 {
+			return errNoSuchAccount
+		}
+		st.Accounts = slices.Delete(st.Accounts, i, i+1)
+		return nil
+	})
+	if errors.Is(err, errNoSuchAccount) {
+		return fail(fiber.StatusNotFound, msgNoAccount)
+	}
+	if err != nil {
+		return settingsError(err)
+	}
+	s.cur.Store(&st)
+	if err := s.cfg.Secrets.Delete("account:" + id); err != nil && !errors.Is(err, store.ErrNoSecret) {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

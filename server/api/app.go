@@ -1,0 +1,125 @@
+package api
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+)
+
+// bodyLimit is the largest request body taken (rest-api.md leaves it open;
+// every body of this API is a few hundred bytes).
+const bodyLimit = 64 << 10
+
+// newApp builds the fiber app of one listener: the guard in front, then the
+// routes of routes.go.
+func (s *Server) newApp(l *listener) *fiber.App {
+	app := fiber.New(fiber.Config{
+		// Bodies above bodyLimit are refused by the guard with a JSON 413;
+		// fasthttp's own limit only stops floods.
+		BodyLimit: 1 << 20,
+		ErrorHandler: func(c fiber.Ctx, err error) error {
+			// Only errors raised before routing (a flood above BodyLimit,
+			// a broken request line) get here; the guard renders the rest.
+			var fe *fiber.Error
+			if errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge {
+				err = fail(fe.Code, msgTooLarge)
+			} else if errors.As(err, &fe) {
+				err = fail(fe.Code, strings.ToLower(fe.Message))
+			}
+			return s.renderErr(c, err)
+		},
+	})
+	app.Use(func(c fiber.Ctx) error { return s.front(c, l) })
+	for _, r := range s.routes() {
+		app.Add([]string{r.method}, fiberPath(r.path), r.handler)
+	}
+	return app
+}
+
+// front counts every request (api_requests_total, and refused ones: any 4xx)
+// and renders errors as {"error": "..."} (rest-api.md "Errors").
+func (s *Server) front(c fiber.Ctx, l *listener) error {
+	c.Locals(localsListener, l)
+	if err := s.guard(c); err != nil {
+		_ = s.renderErr(c, err)
+	}
+	st := c.Response().StatusCode()
+	s.cfg.Metrics.APIRequest(st >= 400 && st < 500)
+	return nil
+}
+
+func (s *Server) renderErr(c fiber.Ctx, err error) error {
+	status, msg := asHTTP(err)
+	if status >= 500 {
+		s.log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	}
+	c.Response().ResetBody()
+	return c.Status(status).JSON(fiber.Map{"error": msg})
+}
+
+type localsKey int
+
+const (
+	localsListener localsKey = iota
+	localsAuthed
+)
+
+// guard runs the checks every request passes, in this order: Host (DNS
+// rebinding), Origin (CORS), token, route (group off or unknown: 404), method
+// (405), body size and type; then the handler.
+func (s *Server) guard(c fiber.Ctx) error {
+	st := s.cur.Load()
+	if !s.hostAllowed(c) {
+		return fail(fiber.StatusForbidden, msgWrongHost)
+	}
+	origin := c.Get(fiber.HeaderOrigin)
+	if origin != "" && !originAllowed(origin, st.API.AllowedOrigins, st.API.Port) {
+		return fail(fiber.StatusForbidden, msgWrongOrigin)
+	}
+	authed, err := s.checkToken(c)
+	if err != nil {
+		return err
+	}
+	c.Locals(localsAuthed, authed)
+	method := c.Method()
+	r, allow := s.match(method, c.Path(), authed)
+	if method == fiber.MethodOptions && len(allow) > 0 {
+		return s.preflight(c, origin, allow)
+	}
+	if origin != "" {
+		c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+		c.Set(fiber.HeaderVary, fiber.HeaderOrigin)
+	}
+	if r == nil {
+		if len(allow) == 0 {
+			return fail(fiber.StatusNotFound, msgNoEndpoint)
+		}
+		c.Set(fiber.HeaderAllow, strings.Join(allow, ", "))
+		return fail(fiber.StatusMethodNotAllowed, msgWrongMethod)
+	}
+	if r.body {
+		if err := checkBody(c); err != nil {
+			return err
+		}
+	}
+	return c.Next()
+}
+
+// checkBody refuses oversize bodies and bodies that are not JSON. Requiring
+// application/json also keeps a foreign web page from placing calls with a
+// "simple" cross-origin request that skips the CORS preflight.
+func checkBody(c fiber.Ctx) error {
+	body := c.Body()
+	if len(body) > bodyLimit {
+		return fail(fiber.StatusRequestEntityTooLarge, msgTooLarge)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(c.Get(fiber.HeaderContentType), ";", 2)[0]))
+	if ct != fiber.MIMEApplicationJSON {
+		return fail(fiber.StatusUnsupportedMediaType, msgNotJSON)
+	}
+	return nil
+}

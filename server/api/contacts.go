@@ -1,0 +1,150 @@
+package api
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/store"
+)
+
+// contactJSON is rest-api.md "Contact". account is the line as
+// <username>@<domain>; both account fields are "" for a contact tied to no line.
+type contactJSON struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Number    string `json:"number"`
+	AccountID string `json:"account_id"`
+	Account   string `json:"account"`
+}
+
+func (s *Server) toContactJSON(c store.Contact) contactJSON {
+	out := contactJSON{ID: c.ID, Name: c.Name, Number: c.Number, AccountID: c.AccountID}
+	if a, ok := findAccount(s.cur.Load().Accounts, c.AccountID); ok {
+		out.Account = lineName(a)
+	}
+	return out
+}
+
+// listContacts: GET /contacts (optional ?q= filter on name and number).
+func (s *Server) listContacts(c fiber.Ctx) error {
+	cs, err := s.cfg.DB.ListContacts(c.Context(), strings.Clone(c.Query("q")))
+	if err != nil {
+		return err
+	}
+	out := make([]contactJSON, 0, len(cs))
+	for _, ct := range cs {
+		out = append(out, s.toContactJSON(ct))
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) contact(c fiber.Ctx) (store.Contact, error) {
+	ct, err := s.cfg.DB.GetContact(c.Context(), param(c, "id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return ct, fail(fiber.StatusNotFound, msgNoContact)
+	}
+	return ct, err
+}
+
+// getContact: GET /contacts/{id}; unknown id: 404 "no contact with that id".
+func (s *Server) getContact(c fiber.Ctx) error {
+	ct, err := s.contact(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(s.toContactJSON(ct))
+}
+
+type contactBody struct {
+	Name      *string `json:"name"`
+	Number    *string `json:"number"`
+	AccountID *string `json:"account_id"`
+}
+
+func (s *Server) applyContact(ct *store.Contact, b contactBody) error {
+	if b.Name != nil {
+		ct.Name = strings.TrimSpace(*b.Name)
+	}
+	if b.Number != nil {
+		ct.Number = strings.TrimSpace(*b.Number)
+	}
+	if b.AccountID != nil {
+		ct.AccountID = *b.AccountID
+	}
+	if ct.Number == "" {
+		return fail(fiber.StatusBadRequest, "a contact needs a number")
+	}
+	if ct.AccountID != "" {
+		if !isUUID(ct.AccountID) {
+			return fail(fiber.StatusBadRequest, msgBadAccountID)
+		}
+		if _, ok := findAccount(s.cur.Load().Accounts, ct.AccountID); !ok {
+			return fail(fiber.StatusBadRequest, msgNoAccount)
+		}
+	}
+	return nil
+}
+
+// createContact: POST /contacts (token), 201 with the contact.
+func (s *Server) createContact(c fiber.Ctx) error {
+	var b contactBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	var ct store.Contact
+	if err := s.applyContact(&ct, b); err != nil {
+		return err
+	}
+	ct, err := s.cfg.DB.CreateContact(c.Context(), ct)
+	if err != nil {
+		return storeError(err)
+	}
+	c.Set(fiber.HeaderLocation, "/contacts/"+ct.ID)
+	return created(c, s.toContactJSON(ct))
+}
+
+// updateContact: PUT /contacts/{id} (token): the fields given change.
+func (s *Server) updateContact(c fiber.Ctx) error {
+	ct, err := s.contact(c)
+	if err != nil {
+		return err
+	}
+	var b contactBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	if err := s.applyContact(&ct, b); err != nil {
+		return err
+	}
+	ct, err = s.cfg.DB.UpdateContact(c.Context(), ct)
+	if err != nil {
+		return storeError(err)
+	}
+	return c.JSON(s.toContactJSON(ct))
+}
+
+// deleteContact: DELETE /contacts/{id} (token), 204.
+func (s *Server) deleteContact(c fiber.Ctx) error {
+	if _, err := s.contact(c); err != nil {
+		return err
+	}
+	if err := s.cfg.DB.DeleteContact(c.Context(), param(c, "id")); err != nil {
+		return storeError(err)
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// storeError turns the store's refusals into 400s with their message (they
+// name the field); everything else stays an internal error.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrInvalid), errors.Is(err, store.ErrUnknownCode), errors.Is(err, store.ErrSettings):
+		return fail(fiber.StatusBadRequest, err.Error())
+	case errors.Is(err, store.ErrExists):
+		return fail(fiber.StatusConflict, err.Error())
+	case errors.Is(err, store.ErrNotFound):
+		return fail(fiber.StatusNotFound, err.Error())
+	}
+	return err
+}

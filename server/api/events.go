@@ -1,0 +1,155 @@
+package api
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/sipua"
+)
+
+// backlogSize is how many call events GET /events keeps for clients that
+// reconnect with Last-Event-ID.
+const backlogSize = 1024
+
+// heartbeat: a comment line this often lets a stream notice a gone client.
+const heartbeat = 15 * time.Second
+
+// backlog is a ring of the latest call events.
+type backlog struct {
+	mu    sync.Mutex
+	buf   []sipua.Event
+	size  int
+	wake  chan struct{} // closed and replaced on every add
+	first uint64        // Seq of the oldest event ever dropped from buf + 1
+}
+
+func newBacklog(n int) *backlog { return &backlog{size: n, wake: make(chan struct{})} }
+
+func (b *backlog) add(e sipua.Event) {
+	b.mu.Lock()
+	if len(b.buf) == b.size {
+		b.first = b.buf[0].Seq + 1
+		b.buf = append(b.buf[:0], b.buf[1:]...)
+	}
+	b.buf = append(b.buf, e)
+	close(b.wake)
+	b.wake = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// after returns the events with Seq > seq, whether events after seq were
+// already lost, and a channel closed on the next add.
+func (b *backlog) after(seq uint64) ([]sipua.Event, bool, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []sipua.Event
+	for _, e := range b.buf {
+		if e.Seq > seq {
+			out = append(out, e)
+		}
+	}
+	return out, b.first > seq+1, b.wake
+}
+
+// last is the Seq of the newest event, 0 when none.
+func (b *backlog) last() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.buf) == 0 {
+		return b.first
+	}
+	return b.buf[len(b.buf)-1].Seq
+}
+
+// flat gives the event's fields exactly as a webhook carries them
+// (webhooks.md "Resources and their fields": every value a string, an
+// unknown moment an empty string).
+func flat(e sipua.Event) map[string]string {
+	c := e.Call
+	tsOrEmpty := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return strconv.FormatInt(t.UnixMilli(), 10)
+	}
+	reason := c.Reason
+	if reason == "" {
+		reason = sipua.ReasonNone
+	}
+	return map[string]string{
+		"event": string(e.Kind), "id": c.ID, "seance_id": c.SeanceID, "direction": string(c.Direction),
+		"state": c.State.String(), "number": c.Number, "name": c.Name, "uri": c.URI, "dialed": c.Dialed,
+		"account": c.Account, "account_id": c.AccountID, "event_ts": tsOrEmpty(e.At),
+		"callstart_ts": tsOrEmpty(c.StartedAt), "callstate_ts": tsOrEmpty(c.StateAt),
+		"duration_s": decimal(c.TalkSeconds()), "reason": reason, "answered_by": c.AnsweredBy,
+	}
+}
+
+// streamEvents: GET /events, the call events of the webhooks as Server-Sent
+// Events: "id:" is the event's sequence number, "event:" its kind, "data:"
+// the flat JSON object. With Last-Event-ID the stream first replays the
+// kept events after that id; without, it starts with what happens next.
+func (s *Server) streamEvents(c fiber.Ctx) error {
+	l, _ := c.Locals(localsListener).(*listener)
+	var since uint64
+	resume := false
+	if v := c.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fail(fiber.StatusBadRequest, "Last-Event-ID must be the id of an event")
+		}
+		since, resume = n, true
+	}
+	if !resume || since > s.events.last() {
+		// Fresh, or an id of an earlier run of the phone: from now on.
+		since = s.events.last()
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	stop := make(chan struct{})
+	if l != nil {
+		stop = l.stop
+	}
+	return c.SendStreamWriter(func(w *bufio.Writer) {
+		// Flush at once: the client sees the stream open before any event.
+		fmt.Fprint(w, ": softphone call events\nretry: 2000\n\n")
+		if w.Flush() != nil {
+			return
+		}
+		tick := time.NewTicker(heartbeat)
+		defer tick.Stop()
+		first := true
+		for {
+			evs, lost, wake := s.events.after(since)
+			if first && resume && lost {
+				fmt.Fprint(w, ": some events after Last-Event-ID are no longer kept\n\n")
+			}
+			first = false
+			for _, e := range evs {
+				data, _ := json.Marshal(flat(e))
+				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, data)
+				since = e.Seq
+			}
+			if len(evs) > 0 && w.Flush() != nil {
+				return
+			}
+			select {
+			case <-wake:
+			case <-tick.C:
+				fmt.Fprint(w, ": ping\n\n")
+				if w.Flush() != nil {
+					return
+				}
+			case <-stop:
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,208 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/sipua"
+	"github.com/softphone/softphone/store"
+)
+
+// Config holds what the API needs. Settings, Phone, DB, Secrets and Metrics
+// are required; the rest may be nil.
+type Config struct {
+	Settings      Settings
+	Phone         Phone
+	DB            DB
+	Secrets       Secrets
+	Metrics       Counters
+	WebhookTest   WebhookTest   // POST /webhooks/test; nil: not served
+	AccountStates AccountStates // nil: registration state followed on Bus
+	Bus           *sipua.Bus    // call events for GET /events; nil: no events
+	Home          string        // the phone's home folder; audio is under <Home>/recordings
+	Logger        *slog.Logger
+}
+
+// Server is the local control API. It listens only while api.enabled and
+// integration.enabled are both on, on 127.0.0.1:api.port.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+
+	cur    atomic.Pointer[store.Settings] // settings as last seen
+	kick   chan struct{}                  // settings changed
+	events *backlog                       // call events for /events
+	regs   *regTracker                    // registration states from the bus
+	idem   *idempotency                   // Idempotency-Key of POST /calls
+	tok    tokenCache
+
+	routeTable []route
+
+	mu   sync.Mutex
+	live *listener // nil while off
+}
+
+// listener is one running fiber app on one port.
+type listener struct {
+	port int
+	ln   net.Listener
+	app  *fiber.App
+	stop chan struct{} // closed when stopping: ends /events streams
+	done chan struct{} // closed when app.Listener returned
+}
+
+// shutdownGrace bounds how long a stopping listener waits for open requests.
+const shutdownGrace = 2 * time.Second
+
+// retryEvery is how often a listener that could not bind tries again.
+const retryEvery = 2 * time.Second
+
+// New returns the API server; it listens only once Serve runs.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("part", "api"),
+		kick: make(chan struct{}, 1), events: newBacklog(backlogSize),
+		regs: newRegTracker(), idem: newIdempotency(idempotencyWindow)}
+	st := cfg.Settings.Get()
+	s.cur.Store(&st)
+	s.routeTable = s.routes()
+	return s
+}
+
+// Addr is the address the API listens on, "" while it is off.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live == nil {
+		return ""
+	}
+	return s.live.ln.Addr().String()
+}
+
+// Serve follows the settings until ctx is done: it starts the listener when
+// the interface is switched on, stops it when switched off, and moves it when
+// the port changes (rest-api.md 2-4: no restart needed).
+func (s *Server) Serve(ctx context.Context) error {
+	s.cfg.Settings.Watch(func(st store.Settings) {
+		s.cur.Store(&st)
+		s.tok.forget()
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	})
+	if s.cfg.Bus != nil {
+		sub := s.cfg.Bus.Subscribe(256, true)
+		defer sub.Close()
+		go s.follow(ctx, sub)
+	}
+	st := s.cfg.Settings.Get()
+	s.cur.Store(&st)
+	retry := time.NewTicker(retryEvery)
+	defer retry.Stop()
+	for {
+		s.apply(*s.cur.Load())
+		select {
+		case <-ctx.Done():
+			s.stop()
+			return nil
+		case <-s.kick:
+		case <-retry.C:
+		}
+	}
+}
+
+// follow feeds the /events backlog and the registration states.
+func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-sub.C():
+			if !ok {
+				return
+			}
+			switch e.Kind {
+			case sipua.EventCallStarted, sipua.EventCallStateChanged, sipua.EventCallEnded:
+				s.events.add(e)
+			case sipua.EventRegistration:
+				s.regs.set(e.Registration)
+			}
+		}
+	}
+}
+
+// apply makes the listener match st.
+func (s *Server) apply(st store.Settings) {
+	want := st.API.Enabled && st.Integration.Enabled
+	s.mu.Lock()
+	live := s.live
+	s.mu.Unlock()
+	if live != nil && (!want || live.port != st.API.Port) {
+		s.stop()
+		live = nil
+	}
+	if !want || live != nil {
+		return
+	}
+	l, err := s.start(st.API.Port)
+	if err != nil {
+		s.log.Warn("local control API cannot listen; trying again", "port", st.API.Port, "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.live = l
+	s.mu.Unlock()
+	s.log.Info("local control API listening", "addr", l.ln.Addr().String())
+}
+
+// start binds 127.0.0.1:port (loopback only, rest-api.md 3) and serves it.
+func (s *Server) start(port int) (*listener, error) {
+	ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)
+	}
+	l := &listener{port: port, ln: ln, stop: make(chan struct{}), done: make(chan struct{})}
+	l.app = s.newApp(l)
+	go func() {
+		defer close(l.done)
+		err := l.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			s.log.Debug("local control API listener ended", "err", err)
+		}
+	}()
+	return l, nil
+}
+
+// stop closes the listener itself (a fiber app stopped right after it started
+// can otherwise keep serving, DEPENDENCIES.md), ends the event streams, and
+// waits a little for requests in flight.
+func (s *Server) stop() {
+	s.mu.Lock()
+	l := s.live
+	s.live = nil
+	s.mu.Unlock()
+	if l == nil {
+		return
+	}
+	close(l.stop)
+	_ = l.ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	_ = l.app.ShutdownWithContext(ctx)
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+	}
+	s.log.Info("local control API stopped", "port", l.port)
+}

@@ -1,0 +1,101 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/store"
+)
+
+// shown fills the *_saved fields from the keyring: the settings say only
+// that a secret is saved, never what it is (rest-api.md "Settings").
+func (s *Server) shown(st store.Settings) store.Settings {
+	sec := s.cfg.Secrets
+	st.API.TokenSaved = sec.Has("api-token")
+	st.Webhooks.HeaderValueSaved = sec.Has("webhook-header")
+	st.Webhooks.SigningSecretSaved = sec.Has("webhook-signing")
+	st.Accounts = append([]store.Account(nil), st.Accounts...)
+	for i := range st.Accounts {
+		st.Accounts[i].PasswordSaved = sec.Has("account:" + st.Accounts[i].ID)
+	}
+	if r := st.Transcription.Recogniser; r != "" && r != "none" {
+		st.Transcription.KeySaved = sec.Has("recogniser:" + r)
+	}
+	return st
+}
+
+// getSettings: GET /settings, the settings.json shape without secrets.
+func (s *Server) getSettings(c fiber.Ctx) error {
+	return c.JSON(s.shown(s.cfg.Settings.Get()))
+}
+
+// patchSettings: PATCH /settings (token) takes a JSON merge patch (RFC 7396)
+// of the GET /settings shape, e.g. {"api":{"disabled":["history"]}}. The
+// result is validated and saved as a whole; errors name the key. The *_saved
+// fields are ignored. Answers the new settings.
+func (s *Server) patchSettings(c fiber.Ctx) error {
+	var patch map[string]any
+	if err := decode(c, &patch); err != nil {
+		return err
+	}
+	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		cur, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(cur, &doc); err != nil {
+			return err
+		}
+		merged, err := json.Marshal(mergePatch(doc, patch))
+		if err != nil {
+			return err
+		}
+		next := store.Settings{}
+		if err := strictUnmarshal(merged, &next); err != nil {
+			return err
+		}
+		*st = next
+		return nil
+	})
+	if err != nil {
+		return settingsError(err)
+	}
+	s.cur.Store(&st)
+	return c.JSON(s.shown(st))
+}
+
+// mergePatch applies RFC 7396: objects merge, null deletes, the rest replaces.
+func mergePatch(doc map[string]any, patch map[string]any) map[string]any {
+	for k, pv := range patch {
+		if pv == nil {
+			delete(doc, k)
+			continue
+		}
+		pm, ok := pv.(map[string]any)
+		if !ok {
+			doc[k] = pv
+			continue
+		}
+		dm, _ := doc[k].(map[string]any)
+		if dm == nil {
+			dm = map[string]any{}
+		}
+		doc[k] = mergePatch(dm, pm)
+	}
+	return doc
+}
+
+var errPatch = errors.New("bad settings patch")
+
+func settingsError(err error) error {
+	var he *httpError
+	if errors.As(err, &he) {
+		return err
+	}
+	if errors.Is(err, errPatch) || errors.Is(err, store.ErrSettings) || errors.Is(err, store.ErrInvalid) {
+		return fail(fiber.StatusBadRequest, err.Error())
+	}
+	return err
+}
