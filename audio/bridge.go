@@ -3,32 +3,213 @@ package audio
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
-	"github.com/pion/rtp"
+	"github.com/pion/ice/v4"
+	"github.com/pion/webrtc/v4"
 )
 
 // Bridge is the WebRTC side of the engine: the browser tab that is the
-// phone's speaker and microphone. The tab focused last holds the audio.
+// phone's speaker and microphone. Each open phone page makes one
+// PeerConnection over loopback; the tab focused last (or offered last) holds
+// the audio. Without a tab, calls go on and Attached reports false.
 type Bridge struct {
-	eng *Engine
-	mu  sync.Mutex
+	eng  *Engine
+	api  *webrtc.API
+	done chan struct{}
+	wg   sync.WaitGroup
+
+	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64 // packets, for tests and figures
+
+	mu     sync.Mutex
+	closed bool
+	tabs   map[string]*tab
+	focus  []string           // tab ids, the last one holds the audio
+	fifos  map[*Session]*fifo // far-end audio waiting for the mix toward the tab
+	frame  []int16            // mixer scratch
 }
 
-func newBridge(e *Engine) (*Bridge, error) { return &Bridge{eng: e}, nil }
+// webrtcCodecs are the codecs the tab may use, as Chrome names them, with
+// both telephone-event clocks Chrome offers (8000 with G.711/G.722, 48000 with Opus).
+var webrtcCodecs = []webrtc.RTPCodecParameters{
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2, SDPFmtpLine: "minptime=10;useinbandfec=1"}, PayloadType: 111},
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeG722, ClockRate: 8000}, PayloadType: 9},
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypePCMU, ClockRate: 8000}, PayloadType: 0},
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypePCMA, ClockRate: 8000}, PayloadType: 8},
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 8000, SDPFmtpLine: "0-15"}, PayloadType: 126},
+	{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 48000, SDPFmtpLine: "0-15"}, PayloadType: 110},
+}
 
-// Offer answers a tab's WebRTC offer.
+func newBridge(e *Engine) (*Bridge, error) {
+	m := &webrtc.MediaEngine{}
+	for _, c := range webrtcCodecs {
+		if err := m.RegisterCodec(c, webrtc.RTPCodecTypeAudio); err != nil {
+			return nil, fmt.Errorf("audio: register %s: %w", c.MimeType, err)
+		}
+	}
+	var se webrtc.SettingEngine
+	// Loopback only (the tab is on this computer): host candidates on
+	// 127.0.0.1, UDP4, no mDNS; ICE-lite, since the browser does the checks.
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() && ip.To4() != nil })
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	se.SetLite(true)
+	se.SetICETimeouts(5*time.Second, 15*time.Second, 2*time.Second)
+	b := &Bridge{
+		eng:   e,
+		api:   webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)),
+		done:  make(chan struct{}),
+		tabs:  map[string]*tab{},
+		fifos: map[*Session]*fifo{},
+		frame: make([]int16, frameLen),
+	}
+	b.wg.Add(1)
+	go b.mixLoop()
+	return b, nil
+}
+
+// Offer answers the WebRTC offer of the phone page in tab tabID (a reloaded
+// page replaces its old connection). The new tab takes the audio at once.
+// The answer holds all ICE candidates (no trickle).
 func (b *Bridge) Offer(ctx context.Context, tabID string, sdpOffer string) (string, error) {
-	return "", fmt.Errorf("%w: not yet", ErrBadOffer)
+	offered, err := offeredCodecs(sdpOffer)
+	if err != nil {
+		return "", err
+	}
+	prefs, codec, ok := b.preferences(offered)
+	if !ok {
+		return "", fmt.Errorf("%w: it offers none of our codecs", ErrBadOffer)
+	}
+	t, err := newTab(b, tabID, codec)
+	if err != nil {
+		return "", err
+	}
+	answer, err := t.negotiate(ctx, sdpOffer, prefs)
+	if err != nil {
+		t.close()
+		return "", err
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		t.close()
+		return "", fmt.Errorf("%w: bridge closed", ErrClosed)
+	}
+	old := b.tabs[tabID]
+	b.tabs[tabID] = t
+	b.focusLocked(tabID)
+	b.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	b.eng.log.Info("tab attached", "tab", tabID, "codec", codec.Name)
+	return answer, nil
 }
 
-// Focus gives the audio to tabID.
-func (b *Bridge) Focus(tabID string) {}
+// preferences orders the offered codecs by our priority; the first is what
+// we send to the tab and what the tab will send (it uses the answer's first).
+func (b *Bridge) preferences(offered []webrtc.RTPCodecParameters) ([]webrtc.RTPCodecParameters, Codec, bool) {
+	var prefs []webrtc.RTPCodecParameters
+	var first Codec
+	for _, c := range b.eng.codecs() {
+		for _, o := range offered {
+			if strings.EqualFold(o.MimeType, "audio/"+c.Name) && (c.Name != "telephone-event" || o.ClockRate == 8000 || o.ClockRate == 48000) {
+				if len(prefs) == 0 {
+					first = Codec{Name: c.Name, PT: uint8(o.PayloadType), ClockRate: o.ClockRate, Channels: o.Channels, Fmtp: o.SDPFmtpLine}
+				}
+				prefs = append(prefs, o)
+			}
+		}
+	}
+	return prefs, first, len(prefs) > 0 && first.Name != "telephone-event"
+}
 
-// Attached reports whether a tab holds the audio.
-func (b *Bridge) Attached() bool { return false }
+// Focus gives the audio to tabID (the page that was focused last).
+func (b *Bridge) Focus(tabID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.tabs[tabID]; ok {
+		b.focusLocked(tabID)
+	}
+}
 
-func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool { return false }
-func (b *Bridge) pushPCM(s *Session, pcm []int16)              {}
-func (b *Bridge) forget(s *Session)                            {}
-func (b *Bridge) close() error                                 { return nil }
+func (b *Bridge) focusLocked(tabID string) {
+	out := b.focus[:0]
+	for _, id := range b.focus {
+		if id != tabID {
+			out = append(out, id)
+		}
+	}
+	b.focus = append(out, tabID)
+}
+
+// Close ends the connection of tab tabID (its page went away).
+func (b *Bridge) Close(tabID string) {
+	b.mu.Lock()
+	t := b.tabs[tabID]
+	b.dropLocked(tabID, t)
+	b.mu.Unlock()
+	if t != nil {
+		t.close()
+	}
+}
+
+func (b *Bridge) dropLocked(tabID string, t *tab) {
+	if cur, ok := b.tabs[tabID]; !ok || cur != t {
+		return
+	}
+	delete(b.tabs, tabID)
+	out := b.focus[:0]
+	for _, id := range b.focus {
+		if id != tabID {
+			out = append(out, id)
+		}
+	}
+	b.focus = out
+}
+
+// holder is the connected tab that holds the audio, or nil.
+func (b *Bridge) holder() *tab {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.focus) - 1; i >= 0; i-- {
+		if t := b.tabs[b.focus[i]]; t != nil && t.isConnected() {
+			return t
+		}
+	}
+	return nil
+}
+
+// Attached reports whether a tab is connected and holds the audio.
+func (b *Bridge) Attached() bool { return b.holder() != nil }
+
+// Tab reports which tab holds the audio ("" when none).
+func (b *Bridge) Tab() string {
+	if t := b.holder(); t != nil {
+		return t.id
+	}
+	return ""
+}
+
+func (b *Bridge) close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	tabs := b.tabs
+	b.tabs, b.focus = map[string]*tab{}, nil
+	b.mu.Unlock()
+	close(b.done)
+	b.wg.Wait()
+	for _, t := range tabs {
+		t.close()
+	}
+	return nil
+}

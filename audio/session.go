@@ -189,3 +189,9 @@ func (s *Session) talking() bool {
 	defer s.mu.Unlock()
 	return s.started && !s.closed && s.dir == SendRecv
 }
+
+func (s *Session) conferenced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inConf != nil
+}

@@ -1,0 +1,190 @@
+package audio
+
+import (
+	"time"
+
+	"github.com/pion/rtp"
+	"github.com/pion/webrtc/v4"
+)
+
+// readLoop takes the tab's microphone (and its DTMF) toward the calls.
+func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
+	codec := codecFromWebRTC(tr.Codec())
+	var (
+		dec  pcmDecoder
+		det  dtmfDetector
+		pcm  = make([]int16, maxFrame)
+		tePT = map[uint8]bool{}
+	)
+	for _, c := range recv.GetParameters().Codecs {
+		if codecFromWebRTC(c).Name == "telephone-event" {
+			tePT[uint8(c.PayloadType)] = true
+		}
+	}
+	for {
+		p, _, err := tr.ReadRTP()
+		if err != nil {
+			return
+		}
+		if t.b.holder() != t {
+			continue // another tab holds the audio
+		}
+		if tePT[p.PayloadType] {
+			if d, ok := det.feed(p.Timestamp, p.Payload); ok {
+				for _, s := range t.b.eng.talking() {
+					go func() { _ = s.SendDTMF(d) }()
+				}
+			}
+			continue
+		}
+		if p.PayloadType != codec.PT {
+			continue
+		}
+		t.up(p, codec, &dec, pcm)
+	}
+}
+
+// up passes one microphone packet to the call as it is when exactly one call
+// listens and speaks the same codec; otherwise decodes it for every call that
+// listens (and for a recording).
+func (t *tab) up(p *rtp.Packet, codec Codec, dec *pcmDecoder, pcm []int16) {
+	targets := t.b.eng.talking()
+	if len(targets) == 0 {
+		return
+	}
+	now := time.Now()
+	passed := len(targets) == 1 && targets[0].passUp(p, codec, now)
+	if passed {
+		t.b.passedUp.Add(1)
+	} else {
+		t.b.mixedUp.Add(1)
+	}
+	if passed && !targets[0].recording() {
+		return
+	}
+	if *dec == nil {
+		d, err := newDecoder(codec)
+		if err != nil {
+			return
+		}
+		*dec = d
+	}
+	n, err := (*dec).decode(p.Payload, pcm)
+	if err != nil || n == 0 {
+		return
+	}
+	if passed {
+		targets[0].recordLocal(pcm[:n])
+		return
+	}
+	for _, s := range targets {
+		s.pushMic(pcm[:n])
+	}
+}
+
+// down passes a packet from the PBX to the tab as it is when the tab speaks
+// the call's codec and hears only this call. It also reports true when no
+// tab listens, so nothing is decoded for nobody.
+func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool {
+	t := b.holder()
+	if t == nil {
+		return true
+	}
+	aud := b.eng.audible()
+	if len(aud) != 1 || aud[0] != s || codecKind(t.codec.Name) != codecKind(c.Name) || s.conferenced() {
+		return false
+	}
+	now := time.Now()
+	t.mu.Lock()
+	seq, ts, marker := t.out.pass(p.SSRC, p.SequenceNumber, p.Timestamp, frameUnits(t.codec), now)
+	t.lastPass = now
+	t.mu.Unlock()
+	t.write(p.Payload, marker || p.Marker, seq, ts)
+	b.passedDown.Add(1)
+	return true
+}
+
+// pushPCM queues decoded far-end audio for the mix toward the tab.
+func (b *Bridge) pushPCM(s *Session, pcm []int16) {
+	b.mu.Lock()
+	f := b.fifos[s]
+	if f == nil {
+		f = newFIFO(200)
+		b.fifos[s] = f
+	}
+	b.mu.Unlock()
+	f.push(pcm)
+}
+
+func (b *Bridge) forget(s *Session) {
+	b.mu.Lock()
+	delete(b.fifos, s)
+	b.mu.Unlock()
+}
+
+// mixLoop sends the tab, every 20 ms, the sum of the calls it hears when
+// their packets cannot be passed through (another codec, several calls, a
+// conference), encoded in the tab's codec.
+func (b *Bridge) mixLoop() {
+	defer b.wg.Done()
+	tk := time.NewTicker(frameMs * time.Millisecond)
+	defer tk.Stop()
+	for {
+		select {
+		case <-b.done:
+			return
+		case now := <-tk.C:
+			b.mixTick(now)
+		}
+	}
+}
+
+func (b *Bridge) mixTick(now time.Time) {
+	t := b.holder()
+	b.mu.Lock()
+	fifos := make([]*fifo, 0, len(b.fifos))
+	for _, f := range b.fifos {
+		fifos = append(fifos, f)
+	}
+	b.mu.Unlock()
+	if t == nil {
+		for _, f := range fifos {
+			f.reset()
+		}
+		return
+	}
+	frame := b.frame
+	clear(frame)
+	any := false
+	for _, f := range fifos {
+		if f.popPrimed(frame) {
+			any = true
+		}
+	}
+	if !any {
+		return
+	}
+	t.mu.Lock()
+	if now.Sub(t.lastPass) < passHold {
+		t.mu.Unlock()
+		return
+	}
+	if t.enc == nil {
+		enc, err := newEncoder(t.codec)
+		if err != nil {
+			t.mu.Unlock()
+			return
+		}
+		t.enc = enc
+	}
+	n, err := t.enc.encode(frame, t.payload)
+	if err != nil {
+		t.mu.Unlock()
+		return
+	}
+	seq, ts, marker := t.out.gen(frameUnits(t.codec), now)
+	payload := append([]byte(nil), t.payload[:n]...)
+	t.mu.Unlock()
+	t.write(payload, marker, seq, ts)
+	b.mixedDown.Add(1)
+}

@@ -1,0 +1,163 @@
+package audio
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pion/rtp"
+	"github.com/pion/sdp/v3"
+	"github.com/pion/webrtc/v4"
+)
+
+// tab is one phone page's PeerConnection.
+type tab struct {
+	b     *Bridge
+	id    string
+	pc    *webrtc.PeerConnection
+	track *webrtc.TrackLocalStaticRTP
+	codec Codec // what we send to the tab
+
+	mu        sync.Mutex
+	connected bool
+	out       rewriter // numbering toward the tab, continuous across calls
+	enc       pcmEncoder
+	lastPass  time.Time
+	payload   []byte
+}
+
+func newTab(b *Bridge, id string, codec Codec) (*tab, error) {
+	pc, err := b.api.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	capab := webrtc.RTPCodecCapability{MimeType: "audio/" + codec.Name, ClockRate: codec.ClockRate,
+		Channels: codec.Channels, SDPFmtpLine: codec.Fmtp}
+	track, err := webrtc.NewTrackLocalStaticRTP(capab, "audio", "softphone")
+	if err != nil {
+		pc.Close()
+		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	t := &tab{b: b, id: id, pc: pc, track: track, codec: codec, payload: make([]byte, 1500),
+		out: rewriter{seq: uint16(rand.Uint32()), ts: rand.Uint32()}}
+	return t, nil
+}
+
+// negotiate applies the offer and returns the answer with its candidates.
+func (t *tab) negotiate(ctx context.Context, offer string, prefs []webrtc.RTPCodecParameters) (string, error) {
+	sender, err := t.pc.AddTrack(t.track)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	go drainRTCP(sender)
+	t.pc.OnTrack(t.readLoop)
+	t.pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
+		t.mu.Lock()
+		t.connected = st == webrtc.PeerConnectionStateConnected
+		t.mu.Unlock()
+		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
+			t.b.mu.Lock()
+			t.b.dropLocked(t.id, t)
+			t.b.mu.Unlock()
+			if st == webrtc.PeerConnectionStateFailed {
+				go t.close()
+			}
+		}
+		t.b.eng.log.Debug("tab connection", "tab", t.id, "state", st.String())
+	})
+	if err := t.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	for _, tr := range t.pc.GetTransceivers() {
+		if tr.Sender() == sender {
+			if err := tr.SetCodecPreferences(prefs); err != nil {
+				return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
+			}
+		}
+	}
+	answer, err := t.pc.CreateAnswer(nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	gathered := webrtc.GatheringCompletePromise(t.pc)
+	if err := t.pc.SetLocalDescription(answer); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	select {
+	case <-gathered:
+	case <-ctx.Done():
+		return "", fmt.Errorf("%w: %v", ErrBadOffer, context.Cause(ctx))
+	}
+	return t.pc.LocalDescription().SDP, nil
+}
+
+func drainRTCP(s *webrtc.RTPSender) {
+	buf := make([]byte, 1500)
+	for {
+		if _, _, err := s.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+func (t *tab) isConnected() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.connected
+}
+
+func (t *tab) close() { _ = t.pc.Close() }
+
+// write sends one packet to the tab, numbered into its continuous stream.
+func (t *tab) write(payload []byte, marker bool, seq uint16, ts uint32) {
+	p := rtp.Packet{Header: rtp.Header{Version: 2, Marker: marker, SequenceNumber: seq, Timestamp: ts},
+		Payload: payload}
+	_ = t.track.WriteRTP(&p)
+}
+
+// offeredCodecs reads the audio codecs of the offer's first audio section.
+func offeredCodecs(offer string) ([]webrtc.RTPCodecParameters, error) {
+	var sd sdp.SessionDescription
+	if err := sd.UnmarshalString(offer); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
+	}
+	for _, m := range sd.MediaDescriptions {
+		if m.MediaName.Media != "audio" {
+			continue
+		}
+		var out []webrtc.RTPCodecParameters
+		for _, f := range m.MediaName.Formats {
+			pt, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			c, err := sd.GetCodecForPayloadType(uint8(pt))
+			if err != nil {
+				continue
+			}
+			ch, _ := strconv.Atoi(c.EncodingParameters)
+			out = append(out, webrtc.RTPCodecParameters{PayloadType: webrtc.PayloadType(pt),
+				RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/" + c.Name,
+					ClockRate: c.ClockRate, Channels: uint16(ch), SDPFmtpLine: c.Fmtp}})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: no audio section", ErrBadOffer)
+}
+
+func codecFromWebRTC(c webrtc.RTPCodecParameters) Codec {
+	name := strings.TrimPrefix(c.MimeType, "audio/")
+	if strings.EqualFold(name, "opus") {
+		name = "opus"
+	} else {
+		name = strings.ToUpper(name)
+		if name == "TELEPHONE-EVENT" {
+			name = "telephone-event"
+		}
+	}
+	return Codec{Name: name, PT: uint8(c.PayloadType), ClockRate: c.ClockRate, Channels: c.Channels, Fmtp: c.SDPFmtpLine}
+}

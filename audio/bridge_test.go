@@ -1,0 +1,195 @@
+package audio
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pion/rtp"
+	"github.com/pion/webrtc/v4"
+)
+
+// fakeTab plays the browser: a pion PeerConnection that offers one codec,
+// sends a tone as its microphone and decodes what it hears.
+type fakeTab struct {
+	pc    *webrtc.PeerConnection
+	heard collector
+	stop  func()
+}
+
+func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTab {
+	t.Helper()
+	m := &webrtc.MediaEngine{}
+	capab := webrtc.RTPCodecCapability{MimeType: "audio/" + c.Name, ClockRate: c.ClockRate, Channels: c.Channels, SDPFmtpLine: c.Fmtp}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: capab, PayloadType: webrtc.PayloadType(c.PT)}, webrtc.RTPCodecTypeAudio); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 8000, SDPFmtpLine: "0-15"}, PayloadType: 126}, webrtc.RTPCodecTypeAudio); err != nil {
+		t.Fatal(err)
+	}
+	var se webrtc.SettingEngine
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	pc, err := webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := &fakeTab{pc: pc}
+	t.Cleanup(func() { ft.stop(); pc.Close() })
+	track, err := webrtc.NewTrackLocalStaticRTP(capab, "mic", "tab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.AddTrack(track); err != nil {
+		t.Fatal(err)
+	}
+	pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
+		dec, err := newDecoder(codecFromWebRTC(tr.Codec()))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		pcm := make([]int16, maxFrame)
+		for {
+			p, _, err := tr.ReadRTP()
+			if err != nil {
+				return
+			}
+			if n, err := dec.decode(p.Payload, pcm); err == nil {
+				ft.heard.add(pcm[:n])
+			}
+		}
+	})
+	connected := make(chan struct{})
+	var once sync.Once
+	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		if s == webrtc.PeerConnectionStateConnected {
+			once.Do(func() { close(connected) })
+		}
+	})
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(offer); err != nil {
+		t.Fatal(err)
+	}
+	<-gathered
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	answer, err := b.Offer(ctx, id, pc.LocalDescription().SDP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the fake tab did not connect")
+	}
+	// The microphone: a tone, 20 ms packets.
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		enc, _ := newEncoder(c)
+		buf := make([]byte, 1500)
+		var ph float64
+		seq, ts := uint16(1000), uint32(5000)
+		tk := time.NewTicker(20 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+			n, _ := enc.encode(tone(hz, pcmRate, frameLen, &ph), buf)
+			_ = track.WriteRTP(&rtp.Packet{Header: rtp.Header{Version: 2, SequenceNumber: seq, Timestamp: ts}, Payload: buf[:n]})
+			seq++
+			ts += frameUnits(c)
+		}
+	}()
+	var so sync.Once
+	ft.stop = func() { so.Do(func() { close(done); wg.Wait() }) }
+	return ft
+}
+
+// farEnd is the PBX side: a session of its own engine that plays hz.
+func farEnd(t *testing.T, c Codec, hz float64) (*Session, *collector) {
+	t.Helper()
+	fe := newTestEngine(t)
+	s, err := fe.NewSession(SessionConfig{CallID: "far"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heard collector
+	s.setTap(heard.add)
+	stop := feeder(t, s, hz)
+	t.Cleanup(func() { stop(); s.Close() })
+	return s, &heard
+}
+
+func TestBridgeCarriesToneBothWays(t *testing.T) {
+	cases := []struct {
+		name     string
+		tab, pbx Codec
+		pass     bool
+	}{
+		{"PCMU", CodecPCMU, CodecPCMU, true},
+		{"PCMA", CodecPCMA, CodecPCMA, true},
+		{"G722", CodecG722, CodecG722, true},
+		{"opus", CodecOpus, CodecOpus, true},
+		{"PCMU-tab-G722-call", CodecPCMU, CodecG722, false},
+		{"opus-tab-PCMA-call", CodecOpus, CodecPCMA, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			call, err := e.NewSession(SessionConfig{CallID: "c1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer call.Close()
+			far, farHeard := farEnd(t, tc.pbx, 1000)
+			if err := far.Start(call.LocalAddr(), tc.pbx, 101); err != nil {
+				t.Fatal(err)
+			}
+			if err := call.Start(far.LocalAddr(), tc.pbx, 101); err != nil {
+				t.Fatal(err)
+			}
+			tab := newFakeTab(t, e.Bridge(), "tab1", tc.tab, 440)
+			waitAttached(t, e.Bridge(), true)
+			tab.heard.take(t, pcmRate/2)
+			assertTone(t, "the tab hears the far end", tab.heard.take(t, pcmRate/2), pcmRate, 1000)
+			farHeard.take(t, pcmRate/2)
+			assertTone(t, "the far end hears the tab", farHeard.take(t, pcmRate/2), pcmRate, 440)
+			b := e.Bridge()
+			if tc.pass && (b.passedDown.Load() == 0 || b.passedUp.Load() == 0 || b.mixedDown.Load() > 5) {
+				t.Fatalf("same codec not passed through: down %d/%d up %d/%d", b.passedDown.Load(), b.mixedDown.Load(), b.passedUp.Load(), b.mixedUp.Load())
+			}
+			if !tc.pass && (b.passedDown.Load() != 0 || b.passedUp.Load() != 0) {
+				t.Fatalf("different codecs passed through")
+			}
+		})
+	}
+}
+
+// waitAttached polls (there is no event for it) until Attached is want.
+func waitAttached(t *testing.T, b *Bridge, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Attached() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("Attached() stayed %v", !want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
