@@ -28,11 +28,12 @@ type Sender struct {
 	signing  []byte
 	secretAt time.Time
 
-	subsMu sync.Mutex
-	subs   []*sipua.Subscription
-	newSub chan struct{}
-	wake   chan struct{} // an event was enqueued or settings changed
-	drops  atomic.Uint64 // events dropped, for the log
+	subsMu  sync.Mutex
+	subs    []*sipua.Subscription
+	newSub  chan struct{}
+	wake    chan struct{} // an event was enqueued or settings changed
+	drops   atomic.Uint64 // events dropped, for the log
+	handled atomic.Uint64 // bus events handled by the readers
 }
 
 // New builds a Sender; it sends nothing until Serve runs.
@@ -63,6 +64,8 @@ func New(cfg Config) *Sender {
 // Apply takes changed settings into use at once: address, method, silenced
 // events, header name, enable; the keyring secrets are read again too.
 // Events already queued are sent to the new address with the new method.
+// Whether an event is queued is decided when the sender reads it from the
+// subscription, normally microseconds after it was published.
 func (s *Sender) Apply(st store.Settings) {
 	header, signing := s.readSecrets()
 	s.mu.Lock()
