@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/emiago/sipgo"
 )
@@ -136,6 +137,16 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger) (
 func (st *stack) serve() {
 	go func() { _ = st.srv.ServeUDP(st.udpConn) }()
 	go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
+	// UDP requests leave from the listener, found in sipgo's connection
+	// pool: wait until ServeUDP has put it there.
+	addr := st.udpConn.LocalAddr().String()
+	for i := 0; i < 500; i++ {
+		if c, err := st.ua.TransportLayer().GetConnection("udp", addr); err == nil {
+			_, _ = c.TryClose()
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (st *stack) close() {

@@ -1,0 +1,201 @@
+package sipua
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/softphone/softphone/internal/testpeer"
+	"github.com/softphone/softphone/store"
+)
+
+// secretMap is a SecretGetter for tests.
+type secretMap map[string]string
+
+func (m secretMap) Get(name string) (string, error) {
+	if v, ok := m[name]; ok {
+		return v, nil
+	}
+	return "", store.ErrNoSecret
+}
+
+// tphone is a running phone with a lossless subscription to its bus.
+type tphone struct {
+	*Phone
+	t   *testing.T
+	sub *Subscription
+	acc store.Account
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("SIPUA_DEBUG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// account makes an account on kamailio for user.
+func account(kam *testpeer.Kam, user, transport string) store.Account {
+	return store.Account{ID: uuid.NewString(), Name: user, Username: user, Domain: "127.0.0.1", Port: kam.Port,
+		Transport: transport, ExpiryS: 60, Enabled: true}
+}
+
+// startPhone runs a phone with one account (password pass) until the test ends.
+func startPhone(t *testing.T, acc store.Account, pass string, mod ...func(*store.Settings)) *tphone {
+	t.Helper()
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID}, Accounts: []store.Account{acc}}
+	for _, m := range mod {
+		m(&s)
+	}
+	return startPhoneWith(t, s, secretMap{"account:" + acc.ID: pass}, nil)
+}
+
+func startPhoneWith(t *testing.T, s store.Settings, sec secretMap, db HistoryDB) *tphone {
+	t.Helper()
+	bus := NewBus()
+	sub := bus.Subscribe(16, true)
+	cfg := Config{Settings: s, Secrets: sec, Bus: bus, Logger: testLogger()}
+	if db != nil {
+		cfg.DB = db
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("Serve did not return")
+		}
+		sub.Close()
+	})
+	tp := &tphone{Phone: p, t: t, sub: sub}
+	if len(s.Accounts) > 0 {
+		tp.acc = s.Accounts[0]
+	}
+	return tp
+}
+
+// wait returns the first event that matches, failing after timeout.
+func (tp *tphone) wait(what string, timeout time.Duration, match func(Event) bool) Event {
+	tp.t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case e := <-tp.sub.C():
+			if match(e) {
+				return e
+			}
+		case <-deadline.C:
+			tp.t.Fatalf("timed out waiting for %s", what)
+			return Event{}
+		}
+	}
+}
+
+func (tp *tphone) waitRegistered() {
+	tp.t.Helper()
+	tp.wait("registration", 10*time.Second, func(e Event) bool { return e.Kind == EventRegistration && e.Registration.OK })
+}
+
+// waitState waits for a call event of call id (any call when id is "")
+// reaching state.
+func (tp *tphone) waitState(id string, state CallState, timeout time.Duration) Call {
+	tp.t.Helper()
+	return tp.wait("call "+id+" in "+state.String(), timeout, func(e Event) bool {
+		return e.Call.ID != "" && (id == "" || e.Call.ID == id) && e.Call.State == state &&
+			e.Kind != EventDTMF && e.Kind != EventCallUpdated
+	}).Call
+}
+
+// callEvents collects the state-changing events of call id until it ends.
+func (tp *tphone) callEvents(id string, timeout time.Duration) []Event {
+	tp.t.Helper()
+	var out []Event
+	tp.wait("end of call "+id, timeout, func(e Event) bool {
+		if e.Call.ID != id || e.Kind == EventDTMF || e.Kind == EventCallUpdated {
+			return false
+		}
+		out = append(out, e)
+		return e.Kind == EventCallEnded
+	})
+	return out
+}
+
+func states(evs []Event) []string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, e.Call.State.String())
+	}
+	return s
+}
+
+// memDB is an in-memory HistoryDB for tests of the subscriber.
+type memDB struct {
+	mu       sync.Mutex
+	entries  map[string]store.HistoryEntry
+	contacts map[string]string
+	closed   int
+}
+
+func newMemDB() *memDB {
+	return &memDB{entries: map[string]store.HistoryEntry{}, contacts: map[string]string{}}
+}
+
+func (m *memDB) StartHistory(_ context.Context, e store.HistoryEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e.Open = true
+	m.entries[e.CallID] = e
+	return nil
+}
+
+func (m *memDB) FinishHistory(_ context.Context, e store.HistoryEntry) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.entries[e.CallID]; !ok {
+		return errors.New("no open entry")
+	}
+	e.Open = false
+	m.entries[e.CallID] = e
+	return nil
+}
+
+func (m *memDB) FindContactByNumber(_ context.Context, n string) (store.Contact, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if name, ok := m.contacts[n]; ok {
+		return store.Contact{Name: name, Number: n}, nil
+	}
+	return store.Contact{}, store.ErrNotFound
+}
+
+func (m *memDB) CloseOpenHistory(context.Context, string, time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed++
+	return 0, nil
+}
+
+func (m *memDB) get(callID string) (store.HistoryEntry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[callID]
+	return e, ok
+}
