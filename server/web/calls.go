@@ -1,0 +1,123 @@
+package web
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/store"
+)
+
+// dial is POST /calls: number (pasted numbers and links are cleaned) and an
+// optional account.
+func (s *Server) dial(c fiber.Ctx) error {
+	if s.cfg.Phone == nil {
+		return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("err.nophone"))
+	}
+	number := normalizeNumber(c.FormValue("number"))
+	if number == "" {
+		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.nonumber"))
+	}
+	call, err := s.cfg.Phone.Dial(c.Context(), number, c.FormValue("account"))
+	if err != nil {
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
+	}
+	s.mu.Lock()
+	s.redial = number
+	s.mu.Unlock()
+	s.hub.poke()
+	if isHTMX(c) {
+		c.Set("HX-Trigger", `{"dialed":"`+call.ID+`"}`)
+		return ok(c)
+	}
+	return c.Redirect().Status(fiber.StatusSeeOther).To("/")
+}
+
+// callAction is POST /calls/:id/:action.
+func (s *Server) callAction(c fiber.Ctx) error {
+	if s.cfg.Phone == nil {
+		return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("err.nophone"))
+	}
+	id, action := c.Params("id"), c.Params("action")
+	p := s.cfg.Phone
+	ctx := c.Context()
+	var err error
+	switch action {
+	case "answer":
+		err = p.Answer(ctx, id)
+	case "decline":
+		err = p.Decline(ctx, id)
+	case "hangup":
+		err = p.Hangup(ctx, id)
+	case "hold":
+		err = p.Hold(ctx, id)
+	case "resume":
+		err = p.Resume(ctx, id)
+	case "mute", "unmute":
+		err = p.SetMute(ctx, id, action == "mute")
+	case "record", "record-stop":
+		err = p.Record(ctx, id, action == "record")
+	case "dtmf":
+		err = p.SendDTMF(ctx, id, strings.TrimSpace(c.FormValue("digits")))
+	case "transfer":
+		err = p.Transfer(ctx, id, normalizeNumber(c.FormValue("target")))
+	case "attended":
+		err = p.AttendedTransfer(ctx, id, c.FormValue("consult"))
+	default:
+		return s.fail(c, fiber.StatusNotFound, "no such action")
+	}
+	return s.acted(c, err)
+}
+
+// conference is POST /calls/conference: every call in progress, or the ids given.
+func (s *Server) conference(c fiber.Ctx) error {
+	if s.cfg.Phone == nil {
+		return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("err.nophone"))
+	}
+	var ids []string
+	for _, v := range s.callViews() {
+		if v.State != "ringing-in" && v.State != "dialing" && v.State != "ringing-out" {
+			ids = append(ids, v.ID)
+		}
+	}
+	return s.acted(c, s.cfg.Phone.Conference(c.Context(), ids...))
+}
+
+func (s *Server) acted(c fiber.Ctx, err error) error {
+	s.hub.poke()
+	if err != nil {
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
+	}
+	return ok(c)
+}
+
+// selectAccount is POST /accounts/:id/select: the line calls go out on.
+func (s *Server) selectAccount(c fiber.Ctx) error {
+	id := c.Params("id")
+	var err error
+	if s.cfg.Phone != nil {
+		err = s.cfg.Phone.SelectAccount(id)
+	} else {
+		_, err = s.cfg.Settings.Update(func(st *store.Settings) error { st.SIP.SelectedAccount = id; return nil })
+	}
+	return s.acted(c, err)
+}
+
+// dialLink is GET /dial?uri=tel:...: the handler of tel:, sip: and callto:
+// links. Opened by the person (address bar, another program: Sec-Fetch-Site
+// none) or from our own page it dials at once; from anywhere else it only
+// fills in the number, and a click dials.
+func (s *Server) dialLink(c fiber.Ctx) error {
+	number := normalizeNumber(c.Query("uri"))
+	site := c.Get("Sec-Fetch-Site")
+	if number != "" && s.cfg.Phone != nil && (site == "none" || site == "same-origin") {
+		if _, err := s.cfg.Phone.Dial(context.WithoutCancel(c.Context()), number, ""); err == nil {
+			s.mu.Lock()
+			s.redial = number
+			s.mu.Unlock()
+			s.hub.poke()
+			return c.Redirect().Status(fiber.StatusSeeOther).To("/")
+		}
+	}
+	return s.renderPhone(c, number)
+}

@@ -1,0 +1,22 @@
+package web
+
+import "errors"
+
+// Sentinel errors of the web server.
+var (
+	// ErrNotListening: Serve was called before Listen.
+	ErrNotListening = errors.New("web: Listen was not called")
+	// ErrNoSettings: Config.Settings is required.
+	ErrNoSettings = errors.New("web: config needs a settings store")
+	// ErrNoAudio: no audio bridge is configured.
+	ErrNoAudio = errors.New("no audio bridge")
+	// ErrNoWebhooks: no webhook sender is configured.
+	ErrNoWebhooks = errors.New("webhooks are not available")
+	// ErrBadDesktopEntry: the binary path cannot go into an Exec line.
+	ErrBadDesktopEntry = errors.New("binary path not usable in a desktop entry")
+)
+
+var (
+	errBadVolume  = errors.New("volume: must be 0-100")
+	errUnknownKey = errors.New("unknown setting")
+)

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v3"
+)
+
+// heartbeat keeps the stream open through idle periods and finds gone clients.
+const heartbeat = 20 * time.Second
+
+// events is the live stream of a page (htmx sse extension): "calls",
+// "accounts" and "audio" events, each the HTML of that part, sent at once and
+// again on every change.
+func (s *Server) events(c fiber.Ctx) error {
+	c.Set("Content-Type", "text/event-stream")
+	c.Set("Cache-Control", "no-store")
+	c.Set("X-Accel-Buffering", "no")
+	poke := s.hub.join()
+	return c.SendStreamWriter(func(w *bufio.Writer) {
+		defer s.hub.leave(poke)
+		// A comment first: nothing reaches the browser before the first flush.
+		if _, err := w.WriteString(": live\n\n"); err != nil || w.Flush() != nil {
+			return
+		}
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			if err := s.writeState(w); err != nil {
+				return
+			}
+			select {
+			case <-s.hub.done:
+				return
+			case <-poke:
+			case <-t.C:
+				if _, err := w.WriteString(": ping\n\n"); err != nil || w.Flush() != nil {
+					return
+				}
+				continue
+			}
+		}
+	})
+}
+
+// writeState sends the whole live state.
+func (s *Server) writeState(w *bufio.Writer) error {
+	l := s.lang()
+	holder, attached := s.audioHolder()
+	parts := []struct {
+		name string
+		comp templ.Component
+	}{
+		{"calls", callsFragment(l, s.callViews())},
+		{"accounts", accountsFragment(l, s.accountViews())},
+		{"audio", audioFragment(l, holder, attached)},
+	}
+	for _, p := range parts {
+		var buf bytes.Buffer
+		if err := p.comp.Render(context.Background(), &buf); err != nil {
+			return err
+		}
+		if err := writeEvent(w, p.name, buf.String()); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// writeEvent writes one server-sent event; every line of data gets its own
+// "data:" field (HTML has newlines).
+func writeEvent(w *bufio.Writer, name, data string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "event: %s\n", name)
+	for _, line := range strings.Split(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimRight(line, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	_, err := w.WriteString(b.String())
+	return err
+}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"context"
+	"sync"
+
+	"github.com/softphone/softphone/sipua"
+)
+
+// hub tells open event streams that something changed. A stream renders the
+// whole calls list anew on each poke, so a lost or merged poke loses nothing:
+// the bus subscription may be bounded.
+type hub struct {
+	mu      sync.Mutex
+	clients map[chan struct{}]struct{}
+	done    chan struct{}
+	digits  map[string]string // call id -> DTMF received on it
+}
+
+func newHub() *hub {
+	return &hub{clients: map[chan struct{}]struct{}{}, done: make(chan struct{}), digits: map[string]string{}}
+}
+
+// run follows the phone's bus until ctx ends, then ends every stream.
+func (h *hub) run(ctx context.Context, s *Server) {
+	defer close(h.done)
+	if s.cfg.Bus == nil {
+		<-ctx.Done()
+		return
+	}
+	sub := s.cfg.Bus.Subscribe(256, false)
+	defer sub.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-sub.C():
+			if !ok {
+				return
+			}
+			h.note(e)
+			h.poke()
+		}
+	}
+}
+
+// note keeps the digits received on each call while it lasts.
+func (h *hub) note(e sipua.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch e.Kind {
+	case sipua.EventDTMF:
+		d := h.digits[e.Call.ID] + e.Digit
+		if len(d) > 32 {
+			d = d[len(d)-32:]
+		}
+		h.digits[e.Call.ID] = d
+	case sipua.EventCallEnded:
+		delete(h.digits, e.Call.ID)
+	}
+}
+
+func (h *hub) received(id string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.digits[id]
+}
+
+// poke wakes every stream; a stream already woken stays so (coalescing).
+func (h *hub) poke() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.clients {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (h *hub) join() chan struct{} {
+	c := make(chan struct{}, 1)
+	h.mu.Lock()
+	h.clients[c] = struct{}{}
+	h.mu.Unlock()
+	return c
+}
+
+func (h *hub) leave(c chan struct{}) {
+	h.mu.Lock()
+	delete(h.clients, c)
+	h.mu.Unlock()
+}

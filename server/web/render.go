@@ -1,0 +1,75 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"net/url"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/views"
+)
+
+// render writes a templ component as the HTML answer.
+func (s *Server) render(c fiber.Ctx, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Context(), &buf); err != nil {
+		return err
+	}
+	c.Type("html", "utf-8")
+	return c.Send(buf.Bytes())
+}
+
+// lang is the language of the pages now (appearance.language).
+func (s *Server) lang() views.L {
+	return views.L(s.cfg.Settings.Get().Appearance.Language)
+}
+
+// page fills what every full page needs.
+func (s *Server) page(c fiber.Ctx, nav string) views.Page {
+	st := s.cfg.Settings.Get()
+	csrf, _ := c.Locals(localsCSRF).(string)
+	p := views.Page{L: views.L(st.Appearance.Language), Theme: st.Appearance.Theme, CSRF: csrf, Nav: nav}
+	if p.Theme == "" {
+		p.Theme = "system"
+	}
+	if s.cfg.API != nil && st.Integration.Enabled && st.API.Enabled {
+		if addr := s.cfg.API.Addr(); addr != "" {
+			p.RecordingsURL = (&url.URL{Scheme: "http", Host: addr, Path: "/ui"}).String()
+		}
+	}
+	if s.cfg.Secrets != nil {
+		p.SecretsFallback = s.cfg.Secrets.Fallback()
+	}
+	return p
+}
+
+// isHTMX tells a request made by htmx (a fragment is wanted, not a page).
+func isHTMX(c fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
+
+// fail answers an action that went wrong: htmx requests get the message in
+// the page's alert area, others a plain text error.
+func (s *Server) fail(c fiber.Ctx, status int, msg string) error {
+	if isHTMX(c) {
+		c.Set("HX-Retarget", "#flash")
+		c.Set("HX-Reswap", "innerHTML")
+		return s.render(c.Status(status), views.Flash(msg))
+	}
+	return c.Status(status).SendString(msg)
+}
+
+// errorHandler turns an unexpected error into a 500 without details (they
+// may hold paths or secrets) and logs it.
+func (s *Server) errorHandler(c fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return c.Status(fe.Code).SendString(fe.Message)
+	}
+	s.log.Error("web: request failed", "path", c.Path(), "err", err)
+	return s.fail(c, fiber.StatusInternalServerError, s.lang().T("err.internal"))
+}
+
+// ok answers an action that needs no content: the live list shows its effect.
+func ok(c fiber.Ctx) error { return c.SendStatus(fiber.StatusNoContent) }
+
+func gatePage(l views.L, used bool) templ.Component { return views.Gate(l, used) }

@@ -1,0 +1,33 @@
+package web
+
+import (
+	"io/fs"
+
+	"github.com/gofiber/fiber/v3/middleware/static"
+	assets "github.com/softphone/softphone/static"
+)
+
+// routes: every path of the phone pages, top to bottom. The Host check and
+// security headers come first for everything; static files need no session
+// (they hold no data); all else needs a session, and changes need CSRF.
+func (s *Server) routes() {
+	a := s.app
+	a.Use(s.checkHost, headers)
+	dist, _ := fs.Sub(assets.FS, ".")
+	a.Get("/static/*", static.New("", static.Config{FS: dist, MaxAge: 0}))
+	a.Get("/sw.js", s.serviceWorker)
+	a.Get("/", s.login) // ?key=... redeems the printed link
+
+	a.Use(s.requireSession, s.checkCSRF)
+	a.Get("/", s.phonePage)
+	a.Get("/events", s.events)
+	a.Get("/dial", s.dialLink)
+	a.Post("/calls", s.dial)
+	a.Post("/calls/conference", s.conference)
+	a.Post("/calls/:id/:action", s.callAction)
+	a.Post("/accounts/:id/select", s.selectAccount)
+	a.Post("/webrtc/offer", s.offer)
+	a.Post("/webrtc/focus", s.focus)
+	a.Post("/audio", s.audioPref)
+	a.Post("/appearance/theme", s.themePref)
+}

@@ -1,0 +1,156 @@
+// The phone in the browser: audio over WebRTC to the phone, ringing and
+// notifications, hotkeys, the dial pad and the small behaviours of the pages.
+// htmx renders and updates everything else (the calls list arrives over SSE).
+import { post, tabID, $, $$, clock, savedAudio } from './util';
+import { Audio } from './rtc';
+import { Ringer, act } from './ring';
+import { installHotkeys } from './keys';
+
+declare global {
+  interface Window { htmx?: { config: Record<string, unknown> }; softphone?: unknown }
+}
+
+const settings = savedAudio();
+const audio = new Audio(settings);
+const ringer = new Ringer();
+ringer.device = settings.ringer;
+ringer.volume = settings.ringer_volume;
+
+// htmx: show the messages of failed actions and invalid forms (4xx bodies).
+function configureHtmx(): void {
+  const h = window.htmx;
+  if (!h) return;
+  h.config.responseHandling = [
+    { code: '204', swap: false },
+    { code: '[23]..', swap: true },
+    { code: '(400|404|409|422|503)', swap: true, error: false },
+    { code: '[45]..', swap: false, error: true },
+  ];
+  h.config.scrollIntoViewOnBoost = false;
+}
+
+// refresh runs after every change of the page (SSE swap, boosted navigation).
+function refresh(): void {
+  ringer.update();
+  const holder = $('#audio-holder');
+  const text = $('#audio-text');
+  if (holder && text) {
+    const attached = holder.dataset.attached === 'true';
+    const here = attached && holder.dataset.holder === tabID();
+    text.textContent = here ? holder.dataset.here ?? '' : attached ? holder.dataset.other ?? '' : holder.dataset.none ?? '';
+    text.className = here ? 'ok' : 'warn';
+  }
+  tick();
+}
+
+// tick updates the call timers (time in the current state, or talk time).
+function tick(): void {
+  const now = Date.now();
+  for (const t of $$('time.timer')) {
+    const since = Number(t.dataset.answered || 0) || Number(t.dataset.since || 0);
+    t.textContent = since ? clock((now - since) / 1000) : '';
+  }
+}
+
+function dialpad(): void {
+  document.addEventListener('click', (e) => {
+    const el = (e.target as HTMLElement).closest<HTMLElement>('[data-key], [data-clear], #redial, #mic-mute, #ring-test, #take-audio, #notify-enable, #links-enable');
+    if (!el) return;
+    const num = $('#number') as HTMLInputElement | null;
+    if (el.dataset.key && num && el.closest('#dial-form')) {
+      num.value += el.dataset.key;
+      num.focus();
+    } else if (el.dataset.clear && num) {
+      num.value = num.value.slice(0, -1);
+      num.focus();
+    } else if (el.id === 'redial' && num && el.dataset.redial) {
+      num.value = el.dataset.redial;
+      (num.form as HTMLFormElement).requestSubmit();
+    } else if (el.id === 'mic-mute') {
+      audio.setMuted(!audio.muted);
+      el.setAttribute('aria-pressed', String(audio.muted));
+    } else if (el.id === 'ring-test') {
+      ringer.test();
+    } else if (el.id === 'take-audio') {
+      void audio.focus();
+    } else if (el.id === 'notify-enable') {
+      void Notification.requestPermission();
+    } else if (el.id === 'links-enable') {
+      for (const scheme of ['tel', 'sip']) {
+        try { navigator.registerProtocolHandler(scheme, location.origin + '/dial?uri=%s'); } catch (err) { console.warn(err); }
+      }
+    }
+  });
+}
+
+// devices fills the device lists and saves a choice in the settings.
+async function devices(): Promise<void> {
+  const sels = $$('select[data-device]') as HTMLSelectElement[];
+  if (sels.length === 0 || !navigator.mediaDevices?.enumerateDevices) return;
+  const list = await navigator.mediaDevices.enumerateDevices();
+  for (const sel of sels) {
+    const kind = sel.dataset.device as 'microphone' | 'speaker' | 'ringer';
+    const want = kind === 'microphone' ? 'audioinput' : 'audiooutput';
+    const chosen = settings[kind];
+    sel.length = 1;
+    for (const d of list.filter((d) => d.kind === want && d.deviceId !== 'default')) {
+      sel.add(new Option(d.label || d.deviceId.slice(0, 8), d.deviceId, false, d.deviceId === chosen));
+    }
+  }
+}
+
+function audioControls(): void {
+  document.addEventListener('change', (e) => {
+    const el = e.target as HTMLInputElement | HTMLSelectElement;
+    const kind = el.dataset.device as 'microphone' | 'speaker' | 'ringer' | undefined;
+    if (kind) {
+      settings[kind] = el.value;
+      if (kind === 'microphone') void audio.switchMic();
+      if (kind === 'speaker') void audio.applySpeaker();
+      if (kind === 'ringer') ringer.device = el.value;
+      void post('/audio', { key: kind, value: el.value });
+    } else if (el.dataset.volume) {
+      const v = Number(el.value);
+      audio.setVolume(el.dataset.volume, v);
+      if (el.dataset.volume === 'ringer_volume') ringer.volume = v;
+      void post('/audio', { key: el.dataset.volume, value: el.value });
+    } else if (el.id === 'theme-select') {
+      document.documentElement.dataset.theme = el.value;
+      void post('/appearance/theme', { theme: el.value });
+    } else {
+      return;
+    }
+    localStorage.setItem('softphone-audio', JSON.stringify(settings));
+  });
+}
+
+function start(): void {
+  configureHtmx();
+  document.body.dataset.incoming = document.body.dataset.incoming ?? 'Incoming call';
+  installHotkeys();
+  dialpad();
+  audioControls();
+  new MutationObserver(refresh).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-holder', 'data-attached'] });
+  setInterval(tick, 1000);
+  refresh();
+  void audio.connect().then(() => devices());
+  audio.meters();
+  window.addEventListener('focus', () => void audio.focus());
+  document.addEventListener('htmx:afterSettle', () => void devices());
+  // A click anywhere lets audio start (autoplay rules) and asks for notifications once.
+  document.addEventListener('pointerdown', () => {
+    void audio.ctx?.resume();
+    if ('Notification' in window && Notification.permission === 'default') void Notification.requestPermission();
+  }, { once: true });
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => undefined);
+    navigator.serviceWorker.addEventListener('message', (e) => {
+      const m = e.data as { type?: string; action?: string; call?: string };
+      if (m?.type === 'softphone-notification' && m.call && (m.action === 'answer' || m.action === 'decline')) act(m.action, m.call);
+    });
+  }
+  window.softphone = { audio, ringer, tab: tabID() };
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

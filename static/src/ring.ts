@@ -1,0 +1,113 @@
+// Incoming calls: the ringtone (WebAudio, on the ringer device), a desktop
+// notification with Answer and Decline, and the tab's title flashing.
+import { $$ } from './util';
+
+export class Ringer {
+  private ctx: AudioContext | null = null;
+  private gain: GainNode | null = null;
+  private el = new Audio();
+  private timer = 0;
+  private flash = 0;
+  private title = document.title;
+  private notified = new Set<string>();
+  device = '';
+  volume = 80;
+
+  ringing(): boolean { return this.timer !== 0; }
+
+  // start plays the usual 425 Hz ring cadence: one second on, four off.
+  start(): void {
+    if (this.timer) return;
+    if (!this.ctx) {
+      this.ctx = new AudioContext();
+      const dest = this.ctx.createMediaStreamDestination();
+      this.gain = this.ctx.createGain();
+      this.gain.gain.value = 0;
+      for (const f of [425, 450]) {
+        const o = this.ctx.createOscillator();
+        o.frequency.value = f;
+        o.connect(this.gain);
+        o.start();
+      }
+      this.gain.connect(dest);
+      this.el.srcObject = dest.stream;
+    }
+    void this.ctx.resume();
+    const el = this.el as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
+    if (el.setSinkId) void el.setSinkId(this.device).catch(() => undefined);
+    void this.el.play().catch(() => undefined);
+    const on = () => {
+      if (!this.ctx || !this.gain) return;
+      const t = this.ctx.currentTime, v = (this.volume / 100) * 0.3;
+      this.gain.gain.setValueAtTime(v, t);
+      this.gain.gain.setValueAtTime(0, t + 1);
+    };
+    on();
+    this.timer = window.setInterval(on, 5000);
+    this.title = document.title;
+    let odd = false;
+    this.flash = window.setInterval(() => {
+      odd = !odd;
+      document.title = odd ? '☎ ' + (document.body.dataset.incoming ?? 'Incoming call') : this.title;
+    }, 1000);
+  }
+
+  stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    clearInterval(this.flash);
+    this.timer = 0;
+    this.flash = 0;
+    document.title = this.title;
+    if (this.gain && this.ctx) this.gain.gain.setValueAtTime(0, this.ctx.currentTime);
+    this.el.pause();
+  }
+
+  test(): void {
+    this.start();
+    setTimeout(() => this.stop(), 3000);
+  }
+
+  // update rings while some call rings in and notifies once per such call.
+  update(): void {
+    const ringing = $$('[data-state="ringing-in"]');
+    if (ringing.length === 0) { this.stop(); return; }
+    this.start();
+    for (const card of ringing) {
+      const id = card.dataset.callId ?? '';
+      if (this.notified.has(id)) continue;
+      this.notified.add(id);
+      void notify(card);
+    }
+  }
+}
+
+// notify shows a desktop notification with Answer and Decline; the buttons
+// work through the service worker (only its notifications carry actions).
+async function notify(card: HTMLElement): Promise<void> {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  const title = card.querySelector('.state')?.textContent ?? 'Incoming call';
+  const body = card.querySelector('.who')?.textContent ?? '';
+  const answer = card.querySelector('[data-action="answer"]')?.textContent ?? 'Answer';
+  const decline = card.querySelector('[data-action="decline"]')?.textContent ?? 'Decline';
+  const data = { call: card.dataset.callId };
+  try {
+    const reg = await navigator.serviceWorker?.getRegistration('/');
+    if (reg) {
+      await reg.showNotification(title, {
+        body, tag: 'call-' + data.call, requireInteraction: true, data,
+        actions: [{ action: 'answer', title: answer }, { action: 'decline', title: decline }],
+      } as NotificationOptions);
+      return;
+    }
+  } catch { /* fall back to a plain notification */ }
+  const n = new Notification(title, { body, tag: 'call-' + data.call });
+  n.onclick = () => { window.focus(); n.close(); };
+}
+
+// act runs what a notification button asked for on the call's card.
+export function act(action: string, call: string): void {
+  const btn = document.querySelector<HTMLButtonElement>(`[data-call-id="${CSS.escape(call)}"] [data-action="${action}"]`);
+  btn?.click();
+  window.focus();
+}

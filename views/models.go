@@ -1,0 +1,76 @@
+package views
+
+import "github.com/softphone/softphone/store"
+
+// Page is what every full page needs: language, theme, the CSRF token for
+// forms and htmx requests, and which navigation entry is current.
+type Page struct {
+	L     L
+	Theme string // light, dark, system
+	CSRF  string
+	Nav   string // phone, contacts, history, recordings, settings
+	// RecordingsURL is the API's /ui when the local API is on; empty shows our own list.
+	RecordingsURL string
+	// SecretsFallback warns that secrets are kept in a file, not the keyring.
+	SecretsFallback bool
+	Flash           string
+	Calls           []CallView // the live calls list, rendered at once
+	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
+}
+
+// AccountView is one line with its registration state.
+type AccountView struct {
+	ID, Name, State, Cause string
+	Selected, Enabled      bool
+}
+
+// CallView is one call in progress, as the phone page shows it.
+type CallView struct {
+	ID, AccountID, Account, Direction, State string
+	Number, Name                             string
+	Muted, Recording                         bool
+	StateSinceMS, AnsweredMS                 int64 // unix ms; 0 when unknown
+	Digits                                   string // DTMF received on the call
+}
+
+// PhoneData is the phone page.
+type PhoneData struct {
+	Accounts []AccountView
+	Calls    []CallView
+	Number   string // prefilled number (from /dial)
+	Redial   string
+	Hotkeys  store.HotkeySettings
+	Audio    store.AudioSettings
+}
+
+// ContactsData is the contacts page.
+type ContactsData struct {
+	Query    string
+	Contacts []store.Contact
+	Accounts []AccountView
+	Edit     store.Contact // the contact in the form; empty ID = new
+	Errors   map[string]string
+	Imported int
+}
+
+// HistoryData is the history page.
+type HistoryData struct {
+	Filter   store.HistoryFilter
+	Entries  []store.HistoryEntry
+	Taxonomy []store.TaxonomyEntry
+	Accounts []AccountView
+	PerDay   []DayCount
+	Page     int
+	HasMore  bool
+	// RecordingURL gives the address of a recording's page; empty when none is served.
+	RecordingURL func(id string) string
+}
+
+// Errors maps a field name (the settings key, e.g. "api.port") to a message.
+type Errors map[string]string
+
+// DayCount is the number of calls of one outcome on one day (YYYY-MM-DD).
+type DayCount struct {
+	Day, Outcome string
+	N            int
+}
