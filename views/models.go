@@ -29,7 +29,7 @@ type CallView struct {
 	ID, AccountID, Account, Direction, State string
 	Number, Name                             string
 	Muted, Recording                         bool
-	StateSinceMS, AnsweredMS                 int64 // unix ms; 0 when unknown
+	StateSinceMS, AnsweredMS                 int64  // unix ms; 0 when unknown
 	Digits                                   string // DTMF received on the call
 }
 

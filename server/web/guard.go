@@ -119,4 +119,3 @@ func (s *Server) gate(c fiber.Ctx, used bool) error {
 	c.Set("Cache-Control", "no-store")
 	return s.render(c.Status(fiber.StatusUnauthorized), gatePage(s.lang(), used))
 }
-

@@ -54,8 +54,12 @@ func (p *testPhone) Resume(_ context.Context, id string) error  { return p.note(
 func (p *testPhone) SetMute(_ context.Context, id string, m bool) error {
 	return p.note("mute " + id + " " + map[bool]string{true: "on", false: "off"}[m])
 }
-func (p *testPhone) SendDTMF(_ context.Context, id, d string) error { return p.note("dtmf " + id + " " + d) }
-func (p *testPhone) Transfer(_ context.Context, id, t string) error { return p.note("transfer " + id + " " + t) }
+func (p *testPhone) SendDTMF(_ context.Context, id, d string) error {
+	return p.note("dtmf " + id + " " + d)
+}
+func (p *testPhone) Transfer(_ context.Context, id, t string) error {
+	return p.note("transfer " + id + " " + t)
+}
 func (p *testPhone) AttendedTransfer(_ context.Context, id, c string) error {
 	return p.note("attended " + id + " " + c)
 }
@@ -70,7 +74,7 @@ func (p *testPhone) Calls() []sipua.Call {
 	defer p.mu.Unlock()
 	return append([]sipua.Call(nil), p.calls...)
 }
-func (p *testPhone) Accounts() []AccountStatus { return p.accounts }
+func (p *testPhone) Accounts() []AccountStatus     { return p.accounts }
 func (p *testPhone) SelectAccount(id string) error { return p.note("select " + id) }
 func (p *testPhone) TestRegistration(_ context.Context, a store.Account, pw string) (string, error) {
 	return "200 OK", p.note("testreg " + a.Username)

@@ -94,9 +94,13 @@ func (s *Server) audioHolder() (string, bool) {
 	return holder, s.cfg.Bridge.Attached()
 }
 
-func callsFragment(l views.L, calls []views.CallView) templ.Component { return views.CallsList(l, calls) }
+func callsFragment(l views.L, calls []views.CallView) templ.Component {
+	return views.CallsList(l, calls)
+}
 
-func accountsFragment(l views.L, a []views.AccountView) templ.Component { return views.AccountsList(l, a) }
+func accountsFragment(l views.L, a []views.AccountView) templ.Component {
+	return views.AccountsList(l, a)
+}
 
 func audioFragment(l views.L, holder string, attached bool) templ.Component {
 	return views.AudioOwner(l, holder, attached)
