@@ -137,3 +137,24 @@ func (s *Session) setTap(f func([]int16)) {
 	s.tap = f
 	s.mu.Unlock()
 }
+
+// toneAmp estimates the amplitude of hz in x (Goertzel).
+func toneAmp(x []int16, hz float64, rate int) float64 {
+	return 2 * math.Sqrt(goertzel(x, hz, rate)) / float64(len(x))
+}
+
+// assertTones checks which tones x holds (amplitude over 1000) and which it
+// lacks (under 300).
+func assertTones(t *testing.T, what string, x []int16, has, lacks []float64) {
+	t.Helper()
+	for _, hz := range has {
+		if a := toneAmp(x, hz, pcmRate); a < 1000 {
+			t.Errorf("%s: %v Hz amplitude %.0f, want it present", what, hz, a)
+		}
+	}
+	for _, hz := range lacks {
+		if a := toneAmp(x, hz, pcmRate); a > 300 {
+			t.Errorf("%s: %v Hz amplitude %.0f, want it absent", what, hz, a)
+		}
+	}
+}
