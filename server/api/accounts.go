@@ -2,10 +2,12 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/google/uuid"
+	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
 )
 
@@ -42,18 +44,17 @@ func findAccount(as []store.Account, id string) (store.Account, bool) {
 // lineName is the textual name of a line, <username>@<domain> as webhooks say.
 func lineName(a store.Account) string { return a.Username + "@" + a.Domain }
 
-// accountState: registered, registering, unregistered, failed or disabled.
-func (s *Server) toAccountJSON(a store.Account, states map[string][2]string) accountJSON {
+// toAccountJSON: state is registered, registering, unregistered, failed or
+// disabled; cause says why a registration failed.
+func (s *Server) toAccountJSON(a store.Account, states map[string]sipua.AccountStatus) accountJSON {
 	out := accountJSON{ID: a.ID, Name: a.Name, Username: a.Username, AuthUsername: a.AuthUsername, Domain: a.Domain,
 		Transport: a.Transport, Port: a.Port, Registrar: a.Registrar, OutboundProxy: a.OutboundProxy,
 		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID)}
-	switch {
-	case !a.Enabled:
-		out.State = "disabled"
-	case states != nil:
-		out.State, out.Cause = states[a.ID][0], states[a.ID][1]
-	default:
-		out.State, out.Cause, _ = s.regs.get(a.ID)
+	if st, ok := states[a.ID]; ok {
+		out.State, out.Cause = st.State, st.Cause
+	}
+	if !a.Enabled {
+		out.State, out.Cause = "disabled", ""
 	}
 	if out.State == "" {
 		out.State = "unregistered"
@@ -61,11 +62,14 @@ func (s *Server) toAccountJSON(a store.Account, states map[string][2]string) acc
 	return out
 }
 
-func (s *Server) states() map[string][2]string {
-	if s.cfg.AccountStates == nil {
-		return nil
+// states are the registration states the phone reports, by account id.
+func (s *Server) states() map[string]sipua.AccountStatus {
+	as := s.cfg.Phone.Accounts()
+	m := make(map[string]sipua.AccountStatus, len(as))
+	for _, a := range as {
+		m[a.ID] = a
 	}
-	return s.cfg.AccountStates()
+	return m
 }
 
 // listAccounts: GET /accounts.
@@ -128,13 +132,16 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		if isNew {
 			st.Accounts = append(st.Accounts, b.Account)
-			return nil
+		} else {
+			i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == b.ID })
+			if i < 0 {
+				return errNoSuchAccount
+			}
+			st.Accounts[i] = b.Account
 		}
-		i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == b.ID })
-		if i < 0 {
-			return errNoSuchAccount
+		if err := st.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", errPatch, err)
 		}
-		st.Accounts[i] = b.Account
 		return nil
 	})
 	if errors.Is(err, errNoSuchAccount) {

@@ -19,6 +19,7 @@ type Phone interface {
 	Transfer(ctx context.Context, id, target string) error
 	Calls() []sipua.Call
 	Call(id string) (sipua.Call, bool)
+	Accounts() []sipua.AccountStatus
 }
 
 // DB is the part of *store.DB the API reads and writes.
@@ -75,8 +76,3 @@ type Counters interface {
 //
 // server/api cannot import server/webhook (nothing imports a server package).
 type WebhookTest func(ctx context.Context) (status int, body string, err error)
-
-// AccountStates reports the registration state of each account id
-// ("registered", ...) and, for a failed one, its cause. cmd wires it to the
-// phone; when nil, the API follows registration events on the bus.
-type AccountStates func() map[string][2]string

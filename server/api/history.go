@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v3"
@@ -83,24 +82,12 @@ func (s *Server) listHistory(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	// Open entries (calls in progress) are skipped: fetch a few more.
-	f := store.HistoryFilter{Limit: limit + len(s.cfg.Phone.Calls()) + 8}
-	var entries []store.HistoryEntry
-	if missed && declined {
-		a, err := s.history(c, store.HistoryFilter{Limit: f.Limit, Missed: true})
-		if err != nil {
-			return err
-		}
-		b, err := s.history(c, store.HistoryFilter{Limit: f.Limit, Declined: true})
-		if err != nil {
-			return err
-		}
-		entries = mergeNewestFirst(a, b)
-	} else {
-		f.Missed, f.Declined = missed, declined
-		if entries, err = s.history(c, f); err != nil {
-			return err
-		}
+	// Open entries (calls in progress) are skipped: fetch a few more. The
+	// store keeps either kind when missed and declined are both set.
+	entries, err := s.cfg.DB.ListHistory(c.Context(), store.HistoryFilter{
+		Limit: limit + len(s.cfg.Phone.Calls()) + 8, Missed: missed, Declined: declined})
+	if err != nil {
+		return err
 	}
 	out := make([]historyJSON, 0, min(limit, len(entries)))
 	for _, h := range entries {
@@ -112,23 +99,6 @@ func (s *Server) listHistory(c fiber.Ctx) error {
 		}
 	}
 	return c.JSON(out)
-}
-
-func (s *Server) history(c fiber.Ctx, f store.HistoryFilter) ([]store.HistoryEntry, error) {
-	return s.cfg.DB.ListHistory(c.Context(), f)
-}
-
-func mergeNewestFirst(a, b []store.HistoryEntry) []store.HistoryEntry {
-	seen := make(map[string]bool, len(a))
-	out := make([]store.HistoryEntry, 0, len(a)+len(b))
-	for _, h := range append(a, b...) {
-		if !seen[h.ID] {
-			seen[h.ID] = true
-			out = append(out, h)
-		}
-	}
-	slices.SortStableFunc(out, func(x, y store.HistoryEntry) int { return y.StartedAt.Compare(x.StartedAt) })
-	return out
 }
 
 func (s *Server) historyEntry(c fiber.Ctx) (store.HistoryEntry, error) {

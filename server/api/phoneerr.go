@@ -1,23 +1,33 @@
 package api
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/sipua"
 )
 
-// phoneError maps an error of the phone to the status and message of
-// rest-api.md "Errors". The phone's sentinels carry the spec's messages.
+// phoneError maps an error of the phone to a status and message. The first
+// five are rest-api.md "Errors" (the sentinels carry the spec's texts); the
+// rest are ours (README, API section).
 func phoneError(err error) error {
-	text := err.Error()
-	for _, m := range []string{msgNoCall, msgNoNumber, msgNoDigits, msgNoTarget, msgAccountGone} {
-		if strings.Contains(text, m) {
-			return fail(fiber.StatusBadRequest, m)
+	for _, sentinel := range []error{sipua.ErrNoCall, sipua.ErrNoNumber, sipua.ErrNoDigits, sipua.ErrNoTarget, sipua.ErrAccountGone} {
+		if errors.Is(err, sentinel) {
+			return fail(fiber.StatusBadRequest, sentinel.Error())
 		}
 	}
-	if strings.Contains(text, "no account") {
+	switch {
+	case errors.Is(err, sipua.ErrNoAccount):
 		return fail(fiber.StatusBadRequest, msgNoPhone)
+	case errors.Is(err, sipua.ErrBadDigit):
+		return fail(fiber.StatusBadRequest, msgBadDigit)
+	case errors.Is(err, sipua.ErrCallState):
+		return fail(fiber.StatusConflict, msgCallState)
+	case errors.Is(err, sipua.ErrTransferFailed):
+		return fail(fiber.StatusBadGateway, msgTransferFailed)
+	case errors.Is(err, sipua.ErrNotServing):
+		return fail(fiber.StatusServiceUnavailable, msgNotServing)
 	}
 	return fmt.Errorf("phone: %w", err)
 }

@@ -19,16 +19,15 @@ import (
 // Config holds what the API needs. Settings, Phone, DB, Secrets and Metrics
 // are required; the rest may be nil.
 type Config struct {
-	Settings      Settings
-	Phone         Phone
-	DB            DB
-	Secrets       Secrets
-	Metrics       Counters
-	WebhookTest   WebhookTest   // POST /webhooks/test; nil: not served
-	AccountStates AccountStates // nil: registration state followed on Bus
-	Bus           *sipua.Bus    // call events for GET /events; nil: no events
-	Home          string        // the phone's home folder; audio is under <Home>/recordings
-	Logger        *slog.Logger
+	Settings    Settings
+	Phone       Phone
+	DB          DB
+	Secrets     Secrets
+	Metrics     Counters
+	WebhookTest WebhookTest // POST /webhooks/test; nil: not served
+	Bus         *sipua.Bus  // call events for GET /events; nil: no events
+	Home        string      // the phone's home folder; audio is under <Home>/recordings
+	Logger      *slog.Logger
 }
 
 // Server is the local control API. It listens only while api.enabled and
@@ -40,7 +39,6 @@ type Server struct {
 	cur    atomic.Pointer[store.Settings] // settings as last seen
 	kick   chan struct{}                  // settings changed
 	events *backlog                       // call events for /events
-	regs   *regTracker                    // registration states from the bus
 	idem   *idempotency                   // Idempotency-Key of POST /calls
 	tok    tokenCache
 
@@ -72,7 +70,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("part", "api"),
 		kick: make(chan struct{}, 1), events: newBacklog(backlogSize),
-		regs: newRegTracker(), idem: newIdempotency(idempotencyWindow)}
+		idem: newIdempotency(idempotencyWindow)}
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
 	s.routeTable = s.routes()
@@ -122,7 +120,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 }
 
-// follow feeds the /events backlog and the registration states.
+// follow feeds the /events backlog.
 func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 	for {
 		select {
@@ -135,8 +133,6 @@ func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 			switch e.Kind {
 			case sipua.EventCallStarted, sipua.EventCallStateChanged, sipua.EventCallEnded:
 				s.events.add(e)
-			case sipua.EventRegistration:
-				s.regs.set(e.Registration)
 			}
 		}
 	}

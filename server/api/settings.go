@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/store"
@@ -56,6 +58,9 @@ func (s *Server) patchSettings(c fiber.Ctx) error {
 		if err := strictUnmarshal(merged, &next); err != nil {
 			return err
 		}
+		if err := next.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", errPatch, err)
+		}
 		*st = next
 		return nil
 	})
@@ -89,13 +94,15 @@ func mergePatch(doc map[string]any, patch map[string]any) map[string]any {
 
 var errPatch = errors.New("bad settings patch")
 
+// settingsError shows a refused change with the message naming the key
+// (the "bad settings patch: " prefix is left out).
 func settingsError(err error) error {
 	var he *httpError
 	if errors.As(err, &he) {
 		return err
 	}
-	if errors.Is(err, errPatch) || errors.Is(err, store.ErrSettings) || errors.Is(err, store.ErrInvalid) {
-		return fail(fiber.StatusBadRequest, err.Error())
+	if errors.Is(err, errPatch) {
+		return fail(fiber.StatusBadRequest, strings.TrimPrefix(err.Error(), errPatch.Error()+": "))
 	}
 	return err
 }
