@@ -16,6 +16,7 @@ type EngineConfig struct {
 	Home                   string   // recordings go to <Home>/recordings
 	BindIP                 string   // address RTP binds to; default 127.0.0.1
 	Recordings             RecordingSink
+	OnRecording            func(RecordingInfo) // a recording ended (stopped or call closed): e.g. start its transcript
 	Logger                 *slog.Logger
 }
 

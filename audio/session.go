@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -166,7 +167,9 @@ func (s *Session) Close() error {
 			conf.leave(s)
 		}
 		if rec != nil {
-			rec.stop()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = rec.stop(ctx)
+			cancel()
 		}
 		close(s.done)
 		s.conn.Close()
