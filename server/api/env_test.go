@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -84,7 +85,7 @@ func newEnv(t *testing.T, edit ...func(*store.Settings)) *env {
 	}
 	e.phone = newFakePhone(e.bus, e.set.Get)
 	e.srv = New(Config{Settings: e.set, Phone: e.phone, DB: e.db, Secrets: e.sec, Metrics: e.met, Bus: e.bus,
-		Home: e.home, WebhookTest: func(context.Context) (int, string, error) { e.hooks++; return 200, "ok", nil }})
+		Home: e.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WebhookTest: func(context.Context) (int, string, error) { e.hooks++; return 200, "ok", nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.srv.Serve(ctx) }()
