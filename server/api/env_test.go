@@ -206,3 +206,15 @@ func bearer(tok string) string { return "Authorization: Bearer " + tok }
 func (e *env) counter(name string) float64 { return e.met.Value(name) }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// waitFor polls cond with a deadline, for changes no event announces.
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
