@@ -92,11 +92,19 @@ func (s *Server) applyTaxonomy(e *store.TaxonomyEntry, b taxonomyBody) {
 	for k, v := range b.Descriptions {
 		e.Descriptions[k] = v
 	}
+	// English is the fallback language and always needed: a title given
+	// in another language stands in for it until one is set.
 	if b.Title != nil {
 		e.Titles[lang] = *b.Title
+		if e.Titles["en"] == "" {
+			e.Titles["en"] = *b.Title
+		}
 	}
 	if b.Description != nil {
 		e.Descriptions[lang] = *b.Description
+		if e.Descriptions["en"] == "" {
+			e.Descriptions["en"] = *b.Description
+		}
 	}
 	if b.Triggers != nil {
 		e.Triggers = *b.Triggers
