@@ -93,7 +93,9 @@ func (s *Sender) enqueue(ctx context.Context, e sipua.Event) {
 
 // put writes one event to the outbox and wakes the dispatcher.
 func (s *Sender) put(ctx context.Context, ev store.OutboxEvent) error {
+	s.wmu.Lock()
 	ok, err := s.db.EnqueueOutbox(ctx, ev, s.cfg.Capacity)
+	s.wmu.Unlock()
 	if err != nil {
 		return err
 	}

@@ -21,11 +21,15 @@ const storeTimeout = 5 * time.Second
 
 // dispatch hands due events to at most Workers deliveries at once, never two
 // of one call, so each call's events go out strictly in order (DueOutbox
-// gives only the oldest event of each call). It returns when ctx ends and
-// every delivery in flight has finished.
+// gives only the oldest event of each call). The heads it read stay valid
+// until delivered (only this loop removes events), so the outbox is asked
+// again only when they are used up, or when a delivery ends and nothing else
+// is ready; that keeps the queries few at high rates. It returns when ctx
+// ends and every delivery in flight has finished.
 func (s *Sender) dispatch(ctx context.Context) {
 	inflight := make(map[string]bool, s.cfg.Workers)
 	done := make(chan string, s.cfg.Workers)
+	var ready []store.OutboxEvent
 	poll := time.NewTicker(s.cfg.Poll)
 	defer poll.Stop()
 	defer func() {
@@ -33,47 +37,57 @@ func (s *Sender) dispatch(ctx context.Context) {
 			delete(inflight, <-done)
 		}
 	}()
+	ask := true
 	for {
-		if s.enabled() && len(inflight) < s.cfg.Workers {
-			due, err := s.db.DueOutbox(ctx, time.Now(), 4*s.cfg.Workers)
-			if err != nil && ctx.Err() == nil {
-				s.log.Error("webhook outbox", "err", err)
+		if !s.enabled() {
+			ready = ready[:0]
+		} else {
+			if ask && len(ready) == 0 && len(inflight) < s.cfg.Workers {
+				due, err := s.db.DueOutbox(ctx, time.Now(), dueBatch)
+				if err != nil && ctx.Err() == nil {
+					s.log.Error("webhook outbox", "err", err)
+				}
+				for _, ev := range due {
+					if !inflight[key(ev)] {
+						ready = append(ready, ev)
+					}
+				}
 			}
-			for _, ev := range due {
-				if len(inflight) >= s.cfg.Workers {
-					break
-				}
-				key := ev.CallID
-				if key == "" {
-					key = ev.DeliveryID
-				}
-				if inflight[key] {
-					continue
-				}
-				inflight[key] = true
+			for len(ready) > 0 && len(inflight) < s.cfg.Workers {
+				ev := ready[0]
+				ready = ready[1:]
+				k := key(ev)
+				inflight[k] = true
 				go func() {
 					s.deliver(ctx, ev)
-					done <- key
+					done <- k
 				}()
 			}
 		}
+		ask = false
 		select {
 		case <-ctx.Done():
 			return
-		case key := <-done:
-			delete(inflight, key)
-			for more := true; more; { // take every finished one before asking again
-				select {
-				case key := <-done:
-					delete(inflight, key)
-				default:
-					more = false
-				}
-			}
+		case k := <-done:
+			delete(inflight, k)
+			ask = true
 		case <-s.wake:
+			ask = true
 		case <-poll.C:
+			ask = true
 		}
 	}
+}
+
+// dueBatch is how many call heads one outbox query reads.
+const dueBatch = 256
+
+// key groups the events that must go out one after the other: a call's.
+func key(ev store.OutboxEvent) string {
+	if ev.CallID == "" {
+		return ev.DeliveryID
+	}
+	return ev.CallID
 }
 
 // deliver makes one attempt at ev and records the outcome in the outbox.
@@ -100,13 +114,19 @@ func (s *Sender) deliver(ctx context.Context, ev store.OutboxEvent) {
 		s.finish(wctx, ev, status, false, expired(s.cfg.MaxAge, errText(err)))
 		return
 	}
-	if err := s.db.OutboxAttempt(wctx, ev.Seq, status, errText(err), next); err != nil {
+	s.wmu.Lock()
+	err = s.db.OutboxAttempt(wctx, ev.Seq, status, errText(err), next)
+	s.wmu.Unlock()
+	if err != nil {
 		s.log.Error("webhook outbox", "err", err)
 	}
 }
 
 func (s *Sender) finish(ctx context.Context, ev store.OutboxEvent, status int, ok bool, errText string) {
-	if err := s.db.OutboxDone(ctx, ev.Seq, status, ok, errText); err != nil {
+	s.wmu.Lock()
+	err := s.db.OutboxDone(ctx, ev.Seq, status, ok, errText)
+	s.wmu.Unlock()
+	if err != nil {
 		s.log.Error("webhook outbox", "err", err)
 	}
 	if !ok {

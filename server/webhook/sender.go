@@ -33,6 +33,7 @@ type Sender struct {
 	newSub  chan struct{}
 	wake    chan struct{} // an event was enqueued or settings changed
 	drops   atomic.Uint64 // events dropped, for the log
+	wmu     sync.Mutex    // one outbox write at a time: SQLite has one writer, and waiting here is cheaper than its busy handler's sleeps
 	handled atomic.Uint64 // bus events handled by the readers
 }
 

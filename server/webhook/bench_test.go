@@ -1,0 +1,102 @@
+package webhook
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/softphone/softphone/sipua"
+)
+
+// BenchmarkDelivery: events per second from the bus to a local receiver
+// (POST, 8 workers, 4 events per call, real SQLite outbox). The subscription
+// is lossless here so the figure is delivery, not bus drops.
+func BenchmarkDelivery(b *testing.B) {
+	rc := newReceiver(b, nil)
+	bus := sipua.NewBus()
+	cnt := &counters{}
+	db := openDB(b, b.TempDir())
+	s := New(Config{Settings: settingsFor(rc.URL, "POST"), DB: db, Metrics: cnt})
+	sub := bus.Subscribe(DefaultBuffer, true)
+	defer sub.Close()
+	s.Consume(sub)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	n := max(b.N, 4)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < n/4; i++ {
+		pc := newCall(bus, sipua.DirOut, "100")
+		pc.to(sipua.StateRingingOut, time.Second, nil)
+		pc.answer(time.Second)
+		pc.hangup(time.Second, sipua.ReasonRemoteHangup)
+	}
+	want := int64(n / 4 * 4)
+	for cnt.delivered.Load() < want {
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(want)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkEnqueue: one event from the subscription into the SQLite outbox
+// (payload, EnqueueOutbox with its capacity check), as the reader does it.
+func BenchmarkEnqueue(b *testing.B) {
+	db := openDB(b, b.TempDir())
+	s := New(Config{Settings: settingsFor("http://127.0.0.1:1/", "POST"), DB: db, Capacity: 1 << 30})
+	pc := &phoneCall{c: sipua.Call{ID: "c", Direction: sipua.DirIn, State: sipua.StateRingingIn, StartedAt: t0, StateAt: t0}}
+	e := sipua.Event{Kind: sipua.EventCallStarted, At: t0, Call: pc.c}
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		s.enqueue(ctx, e)
+		lat = append(lat, time.Since(t))
+	}
+	b.StopTimer()
+	report(b, lat)
+}
+
+// BenchmarkPublish: what the call path pays: Bus.Publish with the webhook
+// sender subscribed and running (its reader persisting behind it).
+func BenchmarkPublish(b *testing.B) {
+	db := openDB(b, b.TempDir())
+	s := New(Config{Settings: settingsFor("http://127.0.0.1:1/", "POST"), DB: db, Capacity: 1 << 30, RetryBase: time.Hour})
+	bus := sipua.NewBus()
+	sub := bus.Subscribe(DefaultBuffer, false)
+	defer sub.Close()
+	s.Consume(sub)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = s.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	c := sipua.Call{ID: "c", Direction: sipua.DirIn, State: sipua.StateRingingIn, StartedAt: t0, StateAt: t0}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		bus.Publish(sipua.Event{Kind: sipua.EventCallStateChanged, Call: c})
+		lat = append(lat, time.Since(t))
+		if i%256 == 0 { // pace below the reader's rate so the buffer does not fill
+			for len(sub.C()) > DefaultBuffer/2 {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+	}
+	b.StopTimer()
+	report(b, lat)
+}
+
+func report(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(q(0.5), "p50-µs")
+	b.ReportMetric(q(0.99), "p99-µs")
+}
