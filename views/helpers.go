@@ -50,3 +50,29 @@ func when(t time.Time) string {
 func percent(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }
 
 func millis(f float64) string { return fmt.Sprintf("%.0f ms", f) }
+
+func jsonMarshal(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func describedBy(key, hint string, errs Errors) string {
+	s := ""
+	if hint != "" {
+		s = "hint-" + key
+	}
+	if errs[key] != "" {
+		if s != "" {
+			s += " "
+		}
+		s += "err-" + key
+	}
+	return s
+}

@@ -70,7 +70,26 @@ type HistoryData struct {
 type Errors map[string]string
 
 // DayCount is the number of calls of one outcome on one day (YYYY-MM-DD).
-type DayCount struct {
-	Day, Outcome string
-	N            int
+type DayCount = store.DayCount
+
+// SettingsData is the settings page: every section, each its own form.
+type SettingsData struct {
+	S      store.Settings // with the *_saved fields filled in
+	Errors Errors         // key -> message, next to the field
+	Saved  string         // the section just saved
+	// Accounts
+	EditAccount store.Account // the account in the form; empty ID = new
+	RegTest     string        // the PBX's answer to a registration test
+	RegTestErr  string
+	// Integration
+	WebhookTest    string
+	WebhookTestErr string
+	Deliveries     []store.Delivery
+	APIAddr        string
+	// Taxonomy
+	Taxonomy []store.TaxonomyEntry
+	EditTax  store.TaxonomyEntry
+	// Startup
+	DesktopEntry string // path written by "handle tel: links"
+	Fallback     bool
 }

@@ -51,6 +51,7 @@ type SettingsStore interface {
 
 // Secrets is the keyring.
 type Secrets interface {
+	Get(name string) (string, error)
 	Set(name, value string) error
 	Delete(name string) error
 	Has(name string) bool

@@ -69,3 +69,27 @@ func InstallDesktopEntry(home, binaryPath string) (string, error) {
 	}
 	return path, nil
 }
+
+// SetAutostart writes (on) or removes (off) ~/.config/autostart/softphone.desktop
+// (XDG autostart spec), which starts the phone without opening a page.
+func SetAutostart(home, binaryPath string, on bool) error {
+	path := filepath.Join(home, ".config", "autostart", "softphone.desktop")
+	if !on {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("autostart entry: %w", err)
+		}
+		return nil
+	}
+	if binaryPath == "" || strings.ContainsAny(binaryPath, "\n\r\"`$\\") {
+		return fmt.Errorf("%w: %q", ErrBadDesktopEntry, binaryPath)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("autostart entry: %w", err)
+	}
+	entry := "[Desktop Entry]\nType=Application\nName=Softphone\nComment=SIP phone\n" +
+		"Exec=\"" + binaryPath + "\" --no-browser\nTerminal=false\nX-GNOME-Autostart-enabled=true\n"
+	if err := os.WriteFile(path, []byte(entry), 0o644); err != nil {
+		return fmt.Errorf("autostart entry: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package web
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/store"
+	"github.com/softphone/softphone/views"
+)
+
+// errForm: the form has errors next to its fields; nothing was saved.
+var errForm = errors.New("the form has errors")
+
+// settingsPage is GET /settings (?account=<id> and ?tax=<code> open an entry in its form).
+func (s *Server) settingsPage(c fiber.Ctx) error {
+	d := s.settingsData(c)
+	if id := c.Query("account"); id != "" {
+		for _, a := range d.S.Accounts {
+			if a.ID == id {
+				d.EditAccount = a
+			}
+		}
+	}
+	if code := c.Query("tax"); code != "" && s.cfg.DB != nil {
+		if t, err := s.cfg.DB.GetTaxonomy(c.Context(), code); err == nil {
+			d.EditTax = t
+		}
+	}
+	return s.renderSettings(c, d, fiber.StatusOK)
+}
+
+// settingsData is the settings as shown: secrets only as saved or not.
+func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
+	st := s.cfg.Settings.Get()
+	if sec := s.cfg.Secrets; sec != nil {
+		st.API.TokenSaved = sec.Has("api-token")
+		st.Webhooks.HeaderValueSaved = sec.Has("webhook-header")
+		st.Webhooks.SigningSecretSaved = sec.Has("webhook-signing")
+		st.Transcription.KeySaved = sec.Has("recogniser:" + st.Transcription.Recogniser)
+		for i := range st.Accounts {
+			st.Accounts[i].PasswordSaved = sec.Has("account:" + st.Accounts[i].ID)
+		}
+	}
+	d := views.SettingsData{S: st, Errors: views.Errors{}}
+	if s.cfg.Secrets != nil {
+		d.Fallback = s.cfg.Secrets.Fallback()
+	}
+	if s.cfg.API != nil {
+		d.APIAddr = s.cfg.API.Addr()
+	}
+	if s.cfg.Webhooks != nil {
+		if dl, err := s.cfg.Webhooks.Deliveries(c.Context(), 20); err == nil {
+			d.Deliveries = dl
+		}
+	}
+	if s.cfg.DB != nil {
+		if t, err := s.cfg.DB.ListTaxonomy(c.Context()); err == nil {
+			d.Taxonomy = t
+		}
+	}
+	return d
+}
+
+func (s *Server) renderSettings(c fiber.Ctx, d views.SettingsData, status int) error {
+	return s.render(c.Status(status), views.SettingsPage(s.fullPage(c, "settings"), d))
+}
+
+// section is how one settings form is read into the settings.
+type section struct {
+	fields []string // keys the form shows, for placing the store's errors
+	apply  func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors)
+	after  func(s *Server, c fiber.Ctx, d *views.SettingsData) // secrets, files: after a successful save
+}
+
+// saveSection is POST /settings/:section. The form is read inside Update, so
+// the change is validated, saved and announced at once (effective without
+// restart); errors go next to their fields and nothing is saved.
+func (s *Server) saveSection(c fiber.Ctx) error {
+	name := c.Params("section")
+	sec, ok := sections[name]
+	if !ok {
+		return fiber.ErrNotFound
+	}
+	errs := views.Errors{}
+	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		sec.apply(s, c, st, errs)
+		if len(errs) > 0 {
+			return errForm
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errForm) {
+		placeErrors(err, sec.fields, "_"+name, errs)
+	}
+	if len(errs) > 0 {
+		d := s.settingsData(c)
+		d.Errors = errs
+		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+	}
+	d := s.settingsData(c)
+	if sec.after != nil {
+		sec.after(s, c, &d)
+		if len(d.Errors) > 0 {
+			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+		}
+		d = refreshSaved(s, c, d)
+	}
+	d.Saved = name
+	if name == "appearance" && isHTMX(c) {
+		c.Set("HX-Refresh", "true") // the whole page changes language or theme
+	}
+	return s.renderSettings(c, d, fiber.StatusOK)
+}
+
+// refreshSaved re-reads the *_saved flags after secrets changed, keeping the rest.
+func refreshSaved(s *Server, c fiber.Ctx, d views.SettingsData) views.SettingsData {
+	n := s.settingsData(c)
+	n.Errors, n.DesktopEntry, n.WebhookTest = d.Errors, d.DesktopEntry, d.WebhookTest
+	return n
+}
+
+// placeErrors puts the store's validation errors (`api.port: must be 1-65535`)
+// next to their fields; one for a key the form does not show goes to the form.
+func placeErrors(err error, fields []string, fallback string, errs views.Errors) {
+	var walk func(error)
+	found := false
+	walk = func(e error) {
+		fe, isField := e.(*store.FieldError)
+		switch {
+		case isField:
+			key := fe.Key
+			if i := strings.Index(key, "]."); i >= 0 && strings.HasPrefix(key, "accounts[") {
+				key = key[i+2:]
+			}
+			for _, f := range fields {
+				if f == key {
+					errs[key] = fe.Msg
+					found = true
+					return
+				}
+			}
+			errs[fallback] = fe.Error()
+			found = true
+		default:
+			if j, ok := e.(interface{ Unwrap() []error }); ok {
+				for _, x := range j.Unwrap() {
+					walk(x)
+				}
+			} else if u := errors.Unwrap(e); u != nil && u != store.ErrInvalid {
+				walk(u)
+			}
+		}
+	}
+	walk(err)
+	if !found {
+		errs[fallback] = err.Error()
+	}
+}
+
+var hotkeyRe = regexp.MustCompile(`^((ctrl|control|alt|shift|meta|super)\+)*([a-z0-9]|f[0-9]{1,2}|space|enter|escape|[-=,./;'\[\]\\` + "`" + `])$`)
+
+// validHotkey accepts "Alt+A", "Ctrl+Shift+F5", or empty (no hotkey).
+func validHotkey(s string) bool {
+	return s == "" || hotkeyRe.MatchString(strings.ToLower(strings.ReplaceAll(s, " ", "")))
+}

@@ -1,0 +1,183 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/google/uuid"
+	"github.com/softphone/softphone/store"
+	"github.com/softphone/softphone/views"
+)
+
+var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s"}
+
+// readAccount reads the account form; errors go next to the fields.
+func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
+	l := s.lang()
+	a := store.Account{
+		ID: c.FormValue("id"), Name: strings.TrimSpace(c.FormValue("name")),
+		Username: strings.TrimSpace(c.FormValue("username")), AuthUsername: strings.TrimSpace(c.FormValue("auth_username")),
+		Domain: strings.TrimSpace(c.FormValue("domain")), Transport: c.FormValue("transport"),
+		Registrar: strings.TrimSpace(c.FormValue("registrar")), OutboundProxy: strings.TrimSpace(c.FormValue("outbound_proxy")),
+		Enabled: checked(c, "enabled"),
+	}
+	if a.Username == "" {
+		errs["username"] = l.T("err.required")
+	}
+	if a.Domain == "" {
+		errs["domain"] = l.T("err.required")
+	} else if strings.ContainsAny(a.Domain, " /@") {
+		errs["domain"] = l.T("err.domain")
+	}
+	if a.Transport != "udp" && a.Transport != "tcp" && a.Transport != "tls" {
+		errs["transport"] = l.F("err.oneof", "udp, tcp, tls")
+	}
+	if v := strings.TrimSpace(c.FormValue("port")); v != "" {
+		a.Port = intField(c, "port", 1, 65535, errs, l)
+	}
+	if v := strings.TrimSpace(c.FormValue("expiry_s")); v != "" {
+		a.ExpiryS = intField(c, "expiry_s", 30, 86400, errs, l)
+	}
+	return a
+}
+
+// saveAccount is POST /settings/accounts: do=save adds or changes the
+// account (password to the keyring), do=test asks the PBX and shows its answer.
+func (s *Server) saveAccount(c fiber.Ctx) error {
+	errs := views.Errors{}
+	a := s.readAccount(c, errs)
+	d := s.settingsData(c)
+	d.EditAccount = a
+	if len(errs) > 0 {
+		d.Errors = errs
+		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+	}
+	if c.FormValue("do") == "test" {
+		return s.testAccount(c, d, a)
+	}
+	if a.ID == "" {
+		a.ID = uuid.NewString()
+	}
+	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		for i := range st.Accounts {
+			if st.Accounts[i].ID == a.ID {
+				st.Accounts[i] = a
+				return nil
+			}
+		}
+		st.Accounts = append(st.Accounts, a)
+		return nil
+	})
+	if err != nil {
+		placeErrors(err, accountFields, "_accounts", errs)
+		d.Errors = errs
+		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+	}
+	s.setSecret(c, "password", "account:"+a.ID, &d)
+	if len(d.Errors) > 0 {
+		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+	}
+	s.hub.poke()
+	d = s.settingsData(c)
+	d.Saved = "accounts"
+	return s.renderSettings(c, d, fiber.StatusOK)
+}
+
+func (s *Server) testAccount(c fiber.Ctx, d views.SettingsData, a store.Account) error {
+	if s.cfg.Phone == nil {
+		d.RegTestErr = s.lang().T("err.nophone")
+		return s.renderSettings(c, d, fiber.StatusOK)
+	}
+	pw := c.FormValue("password")
+	if pw == "" && a.ID != "" && s.cfg.Secrets != nil {
+		if v, err := s.cfg.Secrets.Get("account:" + a.ID); err == nil {
+			pw = v
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.Context(), 20*time.Second)
+	defer cancel()
+	answer, err := s.cfg.Phone.TestRegistration(ctx, a, pw)
+	if err != nil {
+		d.RegTestErr = err.Error()
+		if answer != "" {
+			d.RegTestErr = answer + " (" + err.Error() + ")"
+		}
+	} else {
+		d.RegTest = answer
+	}
+	return s.renderSettings(c, d, fiber.StatusOK)
+}
+
+// deleteAccount is POST /settings/accounts/:id/delete; its password goes too.
+func (s *Server) deleteAccount(c fiber.Ctx) error {
+	id := c.Params("id")
+	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
+		out := st.Accounts[:0]
+		for _, a := range st.Accounts {
+			if a.ID != id {
+				out = append(out, a)
+			}
+		}
+		st.Accounts = out
+		if st.SIP.SelectedAccount == id {
+			st.SIP.SelectedAccount = ""
+		}
+		return nil
+	})
+	if err != nil {
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
+	}
+	if s.cfg.Secrets != nil {
+		if err := s.cfg.Secrets.Delete("account:" + id); err != nil && !errors.Is(err, store.ErrNoSecret) {
+			s.log.Warn("web: delete account password", "err", err)
+		}
+	}
+	s.hub.poke()
+	return s.redirect(c, "/settings#sec-accounts")
+}
+
+// webhookTest is POST /settings/webhooks/test: the receiver's answer is shown.
+func (s *Server) webhookTest(c fiber.Ctx) error {
+	d := s.settingsData(c)
+	if s.cfg.WebhookTest == nil {
+		d.WebhookTestErr = ErrNoWebhooks.Error()
+		return s.renderSettings(c, d, fiber.StatusOK)
+	}
+	ctx, cancel := context.WithTimeout(c.Context(), 20*time.Second)
+	defer cancel()
+	status, body, err := s.cfg.WebhookTest(ctx)
+	switch {
+	case err != nil:
+		d.WebhookTestErr = err.Error()
+	default:
+		if len(body) > 2000 {
+			body = body[:2000] + "…"
+		}
+		d.WebhookTest = strconv.Itoa(status) + "\n" + body
+	}
+	d = refreshSaved(s, c, d)
+	d.WebhookTestErr = errText(err)
+	return s.renderSettings(c, d, fiber.StatusOK)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// webhookResend is POST /settings/webhooks/resend/:id.
+func (s *Server) webhookResend(c fiber.Ctx) error {
+	if s.cfg.Webhooks == nil {
+		return s.fail(c, fiber.StatusServiceUnavailable, ErrNoWebhooks.Error())
+	}
+	if err := s.cfg.Webhooks.Resend(c.Context(), c.Params("id")); err != nil {
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
+	}
+	return s.renderSettings(c, s.settingsData(c), fiber.StatusOK)
+}
