@@ -1,0 +1,167 @@
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Pocketsphinx runs CMU PocketSphinx as a program on a 16 kHz mono WAV.
+// Debian 12's `pocketsphinx` package ships pocketsphinx_continuous (0.8,
+// word times as text with -time yes); PocketSphinx 5 ships `pocketsphinx`
+// (JSON lines with word times). Whichever is installed is used.
+type Pocketsphinx struct {
+	Bin  string   // program; "" = pocketsphinx_continuous, else pocketsphinx
+	Args []string // extra arguments (e.g. -hmm, -lm, -dict for another language)
+}
+
+// Transcribe implements Transcriber.
+func (p Pocketsphinx) Transcribe(ctx context.Context, wavPath string) ([]Segment, error) {
+	bin := p.Bin
+	if bin == "" {
+		if _, err := exec.LookPath("pocketsphinx_continuous"); err == nil {
+			bin = "pocketsphinx_continuous"
+		} else if _, err := exec.LookPath("pocketsphinx"); err == nil {
+			bin = "pocketsphinx"
+		} else {
+			return nil, fmt.Errorf("%w: pocketsphinx is not installed (Debian: pocketsphinx pocketsphinx-en-us)", ErrTranscribe)
+		}
+	}
+	var args []string
+	json5 := !strings.HasSuffix(bin, "_continuous")
+	if json5 {
+		args = append(append([]string{}, p.Args...), "single", wavPath)
+	} else {
+		args = append([]string{"-infile", wavPath, "-time", "yes", "-logfn", "/dev/null"}, p.Args...)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 300 {
+			msg = msg[len(msg)-300:]
+		}
+		return nil, fmt.Errorf("%w: %s: %v: %s", ErrTranscribe, bin, err, msg)
+	}
+	if json5 {
+		return parseSphinxJSON(stdout.Bytes())
+	}
+	return parseSphinxTimes(stdout.Bytes()), nil
+}
+
+// sphinxFiller says whether a token is a marker, not a word.
+func sphinxFiller(w string) bool {
+	return w == "" || strings.HasPrefix(w, "<") || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "++")
+}
+
+// sphinxWord drops the alternative-pronunciation suffix: "really(2)" -> "really".
+func sphinxWord(w string) string {
+	if i := strings.IndexByte(w, '('); i > 0 {
+		return w[:i]
+	}
+	return w
+}
+
+// parseSphinxTimes reads pocketsphinx_continuous -time yes output: per
+// utterance a hypothesis line, then "word start end confidence" lines from
+// <s> to </s>. Each utterance is one segment.
+func parseSphinxTimes(out []byte) []Segment {
+	var segs []Segment
+	var cur *Segment
+	var conf float64
+	var n int
+	flush := func() {
+		if cur != nil && cur.Text != "" {
+			if n > 0 {
+				cur.Confidence = conf / float64(n)
+			}
+			segs = append(segs, *cur)
+		}
+		cur, conf, n = nil, 0, 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 4 {
+			flush() // a hypothesis line: the next utterance begins
+			continue
+		}
+		b, err1 := strconv.ParseFloat(f[1], 64)
+		e, err2 := strconv.ParseFloat(f[2], 64)
+		p, err3 := strconv.ParseFloat(f[3], 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			flush() // a hypothesis line of four words
+			continue
+		}
+		switch {
+		case f[0] == "<s>":
+			flush()
+			cur = &Segment{StartS: b, EndS: e}
+		case f[0] == "</s>":
+			flush()
+		case sphinxFiller(f[0]):
+		default:
+			if cur == nil {
+				cur = &Segment{StartS: b}
+			}
+			if cur.Text == "" {
+				cur.StartS = b
+			} else {
+				cur.Text += " "
+			}
+			cur.Text += sphinxWord(f[0])
+			cur.EndS = e
+			conf += p
+			n++
+		}
+	}
+	flush()
+	return segs
+}
+
+// parseSphinxJSON reads PocketSphinx 5 output: one JSON object per utterance,
+// {"b":start,"d":duration,"p":prob,"t":text,"w":[{"b","d","p","t"}...]}.
+func parseSphinxJSON(out []byte) ([]Segment, error) {
+	type word struct {
+		B, D, P float64
+		T       string
+	}
+	var segs []Segment
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var u struct {
+			B, D, P float64
+			T       string
+			W       []word
+		}
+		if err := dec.Decode(&u); err != nil {
+			return nil, fmt.Errorf("%w: pocketsphinx output: %v", ErrTranscribe, err)
+		}
+		s := Segment{StartS: u.B, EndS: u.B + u.D, Confidence: u.P}
+		var words []string
+		for _, w := range u.W {
+			if sphinxFiller(w.T) {
+				continue
+			}
+			if len(words) == 0 {
+				s.StartS = w.B
+			}
+			words = append(words, sphinxWord(w.T))
+			s.EndS = w.B + w.D
+		}
+		s.Text = strings.Join(words, " ")
+		if s.Text == "" {
+			s.Text = strings.TrimSpace(u.T)
+		}
+		if s.Text != "" {
+			segs = append(segs, s)
+		}
+	}
+	return segs, nil
+}
