@@ -42,7 +42,7 @@ func TestDialAndControl(t *testing.T) {
 		t.Errorf("event_ts before callstate_ts: %v", calls[0])
 	}
 	var one map[string]any
-	e.get("/calls/" + id).json(t, &one)
+	e.get("/calls/"+id).json(t, &one)
 	checkFields(t, "GET /calls/{id}", one, callFields)
 
 	// Account given explicitly.

@@ -169,3 +169,8 @@ func (p *fakePhone) Accounts() []sipua.AccountStatus {
 	}
 	return out
 }
+
+func sipEventUpdated(c sipua.Call) sipua.Event {
+	c.Muted = true
+	return sipua.Event{Kind: sipua.EventCallUpdated, Call: c}
+}

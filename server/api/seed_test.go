@@ -106,3 +106,5 @@ func testWAV(secs int) []byte {
 	binary.LittleEndian.PutUint32(b[40:], uint32(n))
 	return b
 }
+
+func storeRecording(path string) store.Recording { return store.Recording{Path: path} }
