@@ -101,14 +101,14 @@ func (s *Sender) deliver(ctx context.Context, ev store.OutboxEvent) {
 	}
 	status, retryAfter, _, err := s.send(ctx, s.target(), ev.DeliveryID, ev.Fields, nil, 0)
 	if err == nil {
-		s.cfg.Metrics.WebhookDelivered()
 		s.finish(wctx, ev, status, true, "")
+		s.cfg.Metrics.WebhookDelivered() // after the log line, so the two agree when read
 		return
 	}
 	if ctx.Err() != nil {
 		return // shutting down: the event stays queued and is sent after the restart
 	}
-	s.cfg.Metrics.WebhookFailed()
+	defer s.cfg.Metrics.WebhookFailed()
 	next := now.Add(s.backoff(ev.Attempts+1, retryAfter))
 	if !ev.CreatedAt.IsZero() && next.Sub(ev.CreatedAt) > s.cfg.MaxAge {
 		s.finish(wctx, ev, status, false, expired(s.cfg.MaxAge, errText(err)))
