@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // EngineConfig sets up the media engine.
@@ -17,6 +18,7 @@ type EngineConfig struct {
 	BindIP                 string   // address RTP binds to; default 127.0.0.1
 	Recordings             RecordingSink
 	OnRecording            func(RecordingInfo) // a recording ended (stopped or call closed): e.g. start its transcript
+	RTCPInterval           time.Duration       // sender reports; 0 = 5 s (RFC 3550 6.2)
 	Logger                 *slog.Logger
 }
 

@@ -6,8 +6,8 @@ import (
 	"github.com/pion/rtcp"
 )
 
-// rtcpInterval is the report interval (RFC 3550 6.2: 5 s minimum).
-const rtcpInterval = 5 * time.Second
+// defaultRTCPInterval is the report interval (RFC 3550 6.2: 5 s minimum).
+const defaultRTCPInterval = 5 * time.Second
 
 // ntpTime is the 64-bit NTP timestamp of t (RFC 3550 4).
 func ntpTime(t time.Time) uint64 {
@@ -22,7 +22,11 @@ func ntpTime(t time.Time) uint64 {
 func (s *Session) rtcpLoop() {
 	defer s.wg.Done()
 	go s.rtcpRead()
-	t := time.NewTicker(rtcpInterval)
+	every := s.eng.cfg.RTCPInterval
+	if every <= 0 {
+		every = defaultRTCPInterval
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
