@@ -48,6 +48,7 @@ type call struct {
 	sdpVersion uint64
 	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)
 	finalOnce  sync.Once
+	byeing     bool // a BYE of ours is on its way
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.
@@ -164,6 +165,7 @@ func (c *call) end(reason, outcome string) {
 	if c.c.State == StateEnded {
 		return
 	}
+	c.p.log.Debug("call ended", "call", c.id, "reason", reason, "outcome", outcome)
 	now := time.Now()
 	if c.c.AnsweredAt.IsZero() && outcome == OutcomeAnswered {
 		outcome = OutcomeFailed
@@ -188,7 +190,9 @@ func (c *call) end(reason, outcome string) {
 	}
 	c.p.mu.Lock()
 	delete(c.p.calls, c.id)
-	if c.dkey != "" && c.p.dialogs[c.dkey] == c {
+	if c.dkey != "" && c.p.dialogs[c.dkey] == c && !c.byeing {
+		// With a BYE on its way the dialog stays findable until it is done:
+		// the ACK of our 200 may still come, and sipgo sends no BYE before it.
 		delete(c.p.dialogs, c.dkey)
 	}
 	c.p.mu.Unlock()

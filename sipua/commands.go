@@ -58,9 +58,18 @@ func (c *call) hangup(ctx context.Context, reason string) error {
 // bye sends BYE in the background; Serve waits for it before closing.
 func (c *call) bye() {
 	out, in := c.out, c.in
+	c.byeing = true
+	key := c.dkey
 	c.p.wg.Add(1)
 	go func() {
 		defer c.p.wg.Done()
+		defer func() {
+			c.p.mu.Lock()
+			if c.p.dialogs[key] == c {
+				delete(c.p.dialogs, key)
+			}
+			c.p.mu.Unlock()
+		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error

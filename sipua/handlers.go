@@ -56,10 +56,13 @@ func (p *Phone) inDialog(fn func(*call, *sip.Request, sip.ServerTransaction)) fu
 func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 	c, ok := p.callForRequest(req)
 	if !ok {
+		p.log.Debug("ACK outside any call", "call-id", req.CallID().Value(), "to", req.To().Value(), "keys", p.dialogKeys(), "me", p.stack.udpPort, "src", req.Source())
 		return
 	}
 	if c.in != nil {
-		_ = c.in.ReadAck(req, tx)
+		if err := c.in.ReadAck(req, tx); err != nil {
+			p.log.Debug("ACK", "call", c.id, "error", err)
+		}
 	}
 	if len(req.Body()) > 0 {
 		// Answer to the offer we put in a 200 (INVITE without SDP).
@@ -123,4 +126,14 @@ func (c *call) dtmfIn(d byte) {
 	}
 	s := c.c
 	c.p.bus.Publish(Event{Kind: EventDTMF, Call: s, Digit: string(d)})
+}
+
+func (p *Phone) dialogKeys() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for k := range p.dialogs {
+		out = append(out, k)
+	}
+	return out
 }

@@ -67,10 +67,8 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		c.onRing(req, replaced)
 		return nil
 	})
-	select {
-	case <-c.final:
-	case <-c.done:
-	}
+	// Every way a ringing call ends closes final once its answer is out.
+	<-c.final
 }
 
 // onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.

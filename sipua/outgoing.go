@@ -119,6 +119,7 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 			return nil
 		},
 	})
+	c.p.log.Debug("INVITE settled", "call", c.id, "error", err)
 	status, reason := 0, ""
 	if err == nil {
 		status, reason = 200, "OK"
