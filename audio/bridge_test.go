@@ -17,6 +17,16 @@ type fakeTab struct {
 	pc    *webrtc.PeerConnection
 	heard collector
 	stop  func()
+	track *rawTrack
+
+	mu   sync.Mutex
+	hdrs []rtp.Header // of the packets the tab received
+}
+
+func (f *fakeTab) headers() []rtp.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]rtp.Header(nil), f.hdrs...)
 }
 
 func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTab {
@@ -39,10 +49,8 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 	}
 	ft := &fakeTab{pc: pc}
 	t.Cleanup(func() { ft.stop(); pc.Close() })
-	track, err := webrtc.NewTrackLocalStaticRTP(capab, "mic", "tab")
-	if err != nil {
-		t.Fatal(err)
-	}
+	track := &rawTrack{capab: capab}
+	ft.track = track
 	if _, err := pc.AddTrack(track); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +66,9 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 			if err != nil {
 				return
 			}
+			ft.mu.Lock()
+			ft.hdrs = append(ft.hdrs, p.Header)
+			ft.mu.Unlock()
 			if n, err := dec.decode(p.Payload, pcm); err == nil {
 				ft.heard.add(pcm[:n])
 			}
@@ -102,7 +113,6 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 		enc, _ := newEncoder(c)
 		buf := make([]byte, 1500)
 		var ph float64
-		seq, ts := uint16(1000), uint32(5000)
 		tk := time.NewTicker(20 * time.Millisecond)
 		defer tk.Stop()
 		for {
@@ -112,9 +122,7 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 			case <-tk.C:
 			}
 			n, _ := enc.encode(tone(hz, pcmRate, frameLen, &ph), buf)
-			_ = track.WriteRTP(&rtp.Packet{Header: rtp.Header{Version: 2, SequenceNumber: seq, Timestamp: ts}, Payload: buf[:n]})
-			seq++
-			ts += frameUnits(c)
+			track.write(c.PT, buf[:n])
 		}
 	}()
 	var so sync.Once
