@@ -157,7 +157,18 @@ func (c *call) setState(s CallState) {
 
 // connected recomputes the state of an answered call from its flags.
 func (c *call) connected() {
+	first := c.c.AnsweredAt.IsZero()
 	c.setState(connectedState(c.conf, c.localHold, c.remoteHold))
+	if first && !c.c.AnsweredAt.IsZero() && c.p.settingsNow().Recording.Mode == "all" {
+		if r, ok := c.media.(recorder); ok {
+			if err := r.SetRecording(true); err != nil {
+				c.p.log.Warn("recording", "call", c.id, "error", err)
+			} else {
+				c.c.Recording = true
+				c.publish(EventCallUpdated)
+			}
+		}
+	}
 }
 
 // end finishes the call: state ended, reason, outcome; then frees it.

@@ -19,6 +19,7 @@ type Config struct {
 	Secrets  SecretGetter
 	DB       HistoryDB // *store.DB
 	Bus      *Bus
+	Media    *audio.Engine // the media of calls; see MediaEngine
 	// MediaEngine is the media side of calls (audio.Engine through
 	// AudioMedia). Nil gives silent sessions.
 	MediaEngine MediaEngine

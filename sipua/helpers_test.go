@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
@@ -41,6 +42,18 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
+// withAudio gives the phone a real audio engine.
+func withAudio(t *testing.T) func(*Config) {
+	return func(c *Config) {
+		e, err := audio.NewEngine(audio.EngineConfig{Home: t.TempDir(), Logger: testLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close() })
+		c.Media = e
+	}
+}
+
 // account makes an account on kamailio for user.
 func account(kam *testpeer.Kam, user, transport string) store.Account {
 	return store.Account{ID: uuid.NewString(), Name: user, Username: user, Domain: "127.0.0.1", Port: kam.Port,
@@ -57,13 +70,16 @@ func startPhone(t *testing.T, acc store.Account, pass string, mod ...func(*store
 	return startPhoneWith(t, s, secretMap{"account:" + acc.ID: pass}, nil)
 }
 
-func startPhoneWith(t *testing.T, s store.Settings, sec secretMap, db HistoryDB) *tphone {
+func startPhoneWith(t *testing.T, s store.Settings, sec secretMap, db HistoryDB, mods ...func(*Config)) *tphone {
 	t.Helper()
 	bus := NewBus()
 	sub := bus.Subscribe(16, true)
 	cfg := Config{Settings: s, Secrets: sec, Bus: bus, Logger: testLogger()}
 	if db != nil {
 		cfg.DB = db
+	}
+	for _, m := range mods {
+		m(&cfg)
 	}
 	p, err := New(cfg)
 	if err != nil {

@@ -45,6 +45,9 @@ func New(cfg Config) (*Phone, error) {
 	if p.bus == nil {
 		p.bus = NewBus()
 	}
+	if p.media == nil && cfg.Media != nil {
+		p.media = AudioMedia(cfg.Media)
+	}
 	if p.media == nil {
 		p.media = silentMedia{}
 	}
