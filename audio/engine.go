@@ -36,19 +36,9 @@ type Engine struct {
 
 // NewEngine checks the configuration and prepares the bridge.
 func NewEngine(cfg EngineConfig) (*Engine, error) {
-	if cfg.BindIP == "" {
-		cfg.BindIP = "127.0.0.1"
-	}
-	ip := net.ParseIP(cfg.BindIP)
-	if ip == nil {
-		return nil, fmt.Errorf("audio: bind address %q is not an IP address", cfg.BindIP)
-	}
-	if cfg.RTPPortMin < 0 || cfg.RTPPortMax > 65535 || cfg.RTPPortMin > cfg.RTPPortMax ||
-		(cfg.RTPPortMin > 0 && cfg.RTPPortMax-cfg.RTPPortMin < 1) {
-		return nil, fmt.Errorf("audio: RTP port range %d-%d is not usable", cfg.RTPPortMin, cfg.RTPPortMax)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg, ip, err := checkConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{cfg: cfg, ip: ip, log: cfg.Logger, sessions: map[*Session]struct{}{}}
 	e.nextPort = cfg.RTPPortMin
@@ -60,8 +50,51 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	return e, nil
 }
 
+func checkConfig(cfg EngineConfig) (EngineConfig, net.IP, error) {
+	if cfg.BindIP == "" {
+		cfg.BindIP = "127.0.0.1"
+	}
+	ip := net.ParseIP(cfg.BindIP)
+	if ip == nil {
+		return cfg, nil, fmt.Errorf("audio: bind address %q is not an IP address", cfg.BindIP)
+	}
+	if cfg.RTPPortMin < 0 || cfg.RTPPortMax > 65535 || cfg.RTPPortMin > cfg.RTPPortMax ||
+		(cfg.RTPPortMin > 0 && cfg.RTPPortMax-cfg.RTPPortMin < 1) {
+		return cfg, nil, fmt.Errorf("audio: RTP port range %d-%d is not usable", cfg.RTPPortMin, cfg.RTPPortMax)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg, ip, nil
+}
+
+// Apply takes changed settings: codec priority, port range, bind address,
+// home, sink. Running calls keep what they have; new sessions, offers and
+// recordings use the new values. A bad configuration is refused whole.
+func (e *Engine) Apply(cfg EngineConfig) error {
+	cfg, ip, err := checkConfig(cfg)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cfg.RTPPortMin != e.cfg.RTPPortMin || cfg.RTPPortMax != e.cfg.RTPPortMax {
+		e.nextPort = cfg.RTPPortMin
+	}
+	cfg.Logger = e.log // the logger stays the one the bridge was made with
+	e.cfg, e.ip = cfg, ip
+	return nil
+}
+
+// config is a copy of the current configuration.
+func (e *Engine) config() EngineConfig {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg
+}
+
 // Codecs are the audio codecs to offer, in priority order, then telephone-event.
-func (e *Engine) Codecs() []Codec { return CodecsByPriority(e.cfg.Codecs) }
+func (e *Engine) Codecs() []Codec { return e.codecs() }
 
 // Bridge is the WebRTC side: the browser tab that is speaker and microphone.
 func (e *Engine) Bridge() *Bridge { return e.bridge }
@@ -81,15 +114,18 @@ func (e *Engine) codecs() []Codec {
 
 // listenPair binds RTP on an even port and RTCP on the next one (RFC 3550 11).
 func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
-	if e.cfg.RTPPortMin == 0 {
+	e.mu.Lock()
+	any, ip := e.cfg.RTPPortMin == 0, e.ip
+	e.mu.Unlock()
+	if any {
 		for range 50 {
-			rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip})
+			rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: %v", ErrNoPort, err)
 			}
 			p := rtp.LocalAddr().(*net.UDPAddr).Port
 			if p%2 == 0 && p < 65535 {
-				if rtcp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip, Port: p + 1}); err == nil {
+				if rtcp, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip, Port: p + 1}); err == nil {
 					return rtp, rtcp, nil
 				}
 			}

@@ -59,19 +59,20 @@ func (s *Session) StartRecording(ctx context.Context) (RecordingInfo, error) {
 	codec := s.codec.Name
 	s.mu.Unlock()
 
+	cfg := s.eng.config()
 	id := uuid.NewString()
 	info := RecordingInfo{ID: id, CallID: s.cfg.CallID, SeanceID: s.cfg.SeanceID,
 		Path: filepath.Join("recordings", id+".wav"), Started: time.Now().UTC(), Codec: codec}
-	dir := filepath.Join(s.eng.cfg.Home, "recordings")
+	dir := filepath.Join(cfg.Home, "recordings")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return RecordingInfo{}, fmt.Errorf("%w: %v", ErrRecording, err)
 	}
-	w, err := createWAV(filepath.Join(s.eng.cfg.Home, info.Path), pcmRate, 2)
+	w, err := createWAV(filepath.Join(cfg.Home, info.Path), pcmRate, 2)
 	if err != nil {
 		return RecordingInfo{}, err
 	}
-	r := &recorder{local: newFIFO(300), remote: newFIFO(300), info: info, home: s.eng.cfg.Home,
-		sink: s.eng.cfg.Recordings, onDone: s.eng.cfg.OnRecording, w: w, done: make(chan struct{})}
+	r := &recorder{local: newFIFO(300), remote: newFIFO(300), info: info, home: cfg.Home,
+		sink: cfg.Recordings, onDone: cfg.OnRecording, w: w, done: make(chan struct{})}
 	if r.sink != nil {
 		if err := r.sink.CreateRecording(ctx, info); err != nil {
 			w.close()

@@ -22,7 +22,7 @@ func ntpTime(t time.Time) uint64 {
 func (s *Session) rtcpLoop() {
 	defer s.wg.Done()
 	go s.rtcpRead()
-	every := s.eng.cfg.RTCPInterval
+	every := s.eng.config().RTCPInterval
 	if every <= 0 {
 		every = defaultRTCPInterval
 	}

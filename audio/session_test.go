@@ -1,6 +1,8 @@
 package audio
 
 import (
+	"errors"
+	"net"
 	"testing"
 )
 
@@ -54,5 +56,50 @@ func TestSessionsCarryToneEachCodec(t *testing.T) {
 				t.Fatalf("stats %+v", st)
 			}
 		})
+	}
+}
+
+func TestEnginePortRangeAndApply(t *testing.T) {
+	e, err := NewEngine(EngineConfig{RTPPortMin: 40000, RTPPortMax: 40005, Codecs: []string{"opus"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var ss []*Session
+	for i := 0; i < 3; i++ {
+		s, err := e.NewSession(SessionConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		p := s.LocalAddr().Port
+		if p < 40000 || p > 40004 || p%2 != 0 || !s.LocalAddr().IP.Equal(net.IPv4(127, 0, 0, 1)) {
+			t.Fatalf("session bound %v", s.LocalAddr())
+		}
+		ss = append(ss, s)
+	}
+	if _, err := e.NewSession(SessionConfig{}); !errors.Is(err, ErrNoPort) {
+		t.Fatalf("a fourth session in a range of three pairs: %v", err)
+	}
+	ss[0].Close()
+	if s, err := e.NewSession(SessionConfig{}); err != nil {
+		t.Fatalf("a freed pair is not reused: %v", err)
+	} else {
+		s.Close()
+	}
+	if c := e.Codecs(); c[0].Name != "opus" || c[len(c)-1].Name != "telephone-event" {
+		t.Fatalf("codecs %v", c)
+	}
+	if err := e.Apply(EngineConfig{RTPPortMin: 5, RTPPortMax: 1}); err == nil {
+		t.Fatal("a backwards range was applied")
+	}
+	if err := e.Apply(EngineConfig{Codecs: []string{"PCMA"}}); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.Codecs(); c[0].Name != "PCMA" {
+		t.Fatalf("codecs after Apply %v", c)
+	}
+	if _, err := NewEngine(EngineConfig{BindIP: "nowhere"}); err == nil {
+		t.Fatal("a bad bind address was taken")
 	}
 }
