@@ -133,6 +133,10 @@ func (p *Phone) refer(ctx context.Context, id string, referTo func(*call) (strin
 		}
 		w = &referWait{done: make(chan error, 1), also: also}
 		c.refer = w
+		if also != nil {
+			// The consultation ends when its far end is replaced.
+			also.post(func() { also.endHint = ReasonTransferred })
+		}
 		return nil
 	})
 	if err != nil {
