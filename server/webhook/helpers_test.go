@@ -236,3 +236,9 @@ func (pc *phoneCall) answer(after time.Duration) {
 func (pc *phoneCall) hangup(after time.Duration, reason string) {
 	pc.to(sipua.StateEnded, after, func(c *sipua.Call) { c.EndedAt, c.Reason = pc.now, reason })
 }
+
+// The real store implements what the sender declares it needs.
+var (
+	_ Outbox       = (*store.DB)(nil)
+	_ SecretGetter = (*store.Secrets)(nil)
+)
