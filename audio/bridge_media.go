@@ -91,15 +91,20 @@ func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool {
 		return true
 	}
 	aud := b.eng.audible()
-	if len(aud) != 1 || aud[0] != s || codecKind(t.codec.Name) != codecKind(c.Name) || s.conferenced() {
+	if len(aud) != 1 || aud[0] != s || s.conferenced() || !t.follow(c) {
 		return false
 	}
 	now := time.Now()
 	t.mu.Lock()
+	if codecKind(t.codec.Name) != codecKind(c.Name) {
+		t.mu.Unlock()
+		return false
+	}
 	seq, ts, marker := t.out.pass(p.SSRC, p.SequenceNumber, p.Timestamp, frameUnits(t.codec), now)
 	t.lastPass = now
+	track := t.track
 	t.mu.Unlock()
-	t.write(p.Payload, marker || p.Marker, seq, ts)
+	write(track, p.Payload, marker || p.Marker, seq, ts)
 	b.passedDown.Add(1)
 	return true
 }
@@ -184,7 +189,8 @@ func (b *Bridge) mixTick(now time.Time) {
 	}
 	seq, ts, marker := t.out.gen(frameUnits(t.codec), now)
 	payload := append([]byte(nil), t.payload[:n]...)
+	track := t.track
 	t.mu.Unlock()
-	t.write(payload, marker, seq, ts)
+	write(track, payload, marker, seq, ts)
 	b.mixedDown.Add(1)
 }

@@ -16,18 +16,21 @@ import (
 
 // tab is one phone page's PeerConnection.
 type tab struct {
-	b     *Bridge
-	id    string
-	pc    *webrtc.PeerConnection
-	track *webrtc.TrackLocalStaticRTP
-	codec Codec // what we send to the tab
+	b      *Bridge
+	id     string
+	pc     *webrtc.PeerConnection
+	sender *webrtc.RTPSender
+	prefs  []webrtc.RTPCodecParameters // what the answer allows, our order
 
-	mu        sync.Mutex
-	connected bool
-	out       rewriter // numbering toward the tab, continuous across calls
-	enc       pcmEncoder
-	lastPass  time.Time
-	payload   []byte
+	mu         sync.Mutex
+	track      *webrtc.TrackLocalStaticRTP
+	codec      Codec // what we send to the tab now
+	lastSwitch time.Time
+	connected  bool
+	out        rewriter // numbering toward the tab, continuous across calls
+	enc        pcmEncoder
+	lastPass   time.Time
+	payload    []byte
 }
 
 func newTab(b *Bridge, id string, codec Codec) (*tab, error) {
@@ -53,6 +56,7 @@ func (t *tab) negotiate(ctx context.Context, offer string, prefs []webrtc.RTPCod
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadOffer, err)
 	}
+	t.sender, t.prefs = sender, prefs
 	go drainRTCP(sender)
 	t.pc.OnTrack(t.readLoop)
 	t.pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
@@ -113,10 +117,47 @@ func (t *tab) isConnected() bool {
 func (t *tab) close() { _ = t.pc.Close() }
 
 // write sends one packet to the tab, numbered into its continuous stream.
-func (t *tab) write(payload []byte, marker bool, seq uint16, ts uint32) {
+func write(track *webrtc.TrackLocalStaticRTP, payload []byte, marker bool, seq uint16, ts uint32) {
 	p := rtp.Packet{Header: rtp.Header{Version: 2, Marker: marker, SequenceNumber: seq, Timestamp: ts},
 		Payload: payload}
-	_ = t.track.WriteRTP(&p)
+	_ = track.WriteRTP(&p)
+}
+
+// follow makes what we send to the tab use codec c when the tab accepted it
+// in the answer, so a call's packets pass through although the tab's first
+// codec is another one (the tab decodes any payload type it agreed to; no
+// renegotiation). It reports whether the tab now gets c.
+func (t *tab) follow(c Codec) bool {
+	t.mu.Lock()
+	if codecKind(t.codec.Name) == codecKind(c.Name) {
+		t.mu.Unlock()
+		return true
+	}
+	if time.Since(t.lastSwitch) < time.Second {
+		t.mu.Unlock()
+		return false // no flapping between two calls
+	}
+	t.lastSwitch = time.Now()
+	t.mu.Unlock()
+	for _, p := range t.prefs {
+		pc := codecFromWebRTC(p)
+		if codecKind(pc.Name) != codecKind(c.Name) {
+			continue
+		}
+		track, err := webrtc.NewTrackLocalStaticRTP(p.RTPCodecCapability, "audio", "softphone")
+		if err != nil {
+			return false
+		}
+		if err := t.sender.ReplaceTrack(track); err != nil {
+			return false
+		}
+		t.mu.Lock()
+		t.track, t.codec, t.enc = track, pc, nil
+		t.mu.Unlock()
+		t.b.eng.log.Debug("tab follows the call's codec", "tab", t.id, "codec", pc.Name)
+		return true
+	}
+	return false
 }
 
 // offeredCodecs reads the audio codecs of the offer's first audio section.

@@ -29,12 +29,17 @@ func (f *fakeTab) headers() []rtp.Header {
 	return append([]rtp.Header(nil), f.hdrs...)
 }
 
-func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTab {
+func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64, more ...Codec) *fakeTab {
 	t.Helper()
 	m := &webrtc.MediaEngine{}
 	capab := webrtc.RTPCodecCapability{MimeType: "audio/" + c.Name, ClockRate: c.ClockRate, Channels: c.Channels, SDPFmtpLine: c.Fmtp}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: capab, PayloadType: webrtc.PayloadType(c.PT)}, webrtc.RTPCodecTypeAudio); err != nil {
-		t.Fatal(err)
+	byPT := map[uint8]Codec{}
+	for _, k := range append([]Codec{c}, more...) {
+		byPT[k.PT] = k
+		kc := webrtc.RTPCodecCapability{MimeType: "audio/" + k.Name, ClockRate: k.ClockRate, Channels: k.Channels, SDPFmtpLine: k.Fmtp}
+		if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: kc, PayloadType: webrtc.PayloadType(k.PT)}, webrtc.RTPCodecTypeAudio); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 8000, SDPFmtpLine: "0-15"}, PayloadType: 126}, webrtc.RTPCodecTypeAudio); err != nil {
 		t.Fatal(err)
@@ -55,11 +60,7 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 		t.Fatal(err)
 	}
 	pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-		dec, err := newDecoder(codecFromWebRTC(tr.Codec()))
-		if err != nil {
-			t.Error(err)
-			return
-		}
+		decs := map[uint8]pcmDecoder{}
 		pcm := make([]int16, maxFrame)
 		for {
 			p, _, err := tr.ReadRTP()
@@ -69,6 +70,15 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64) *fakeTa
 			ft.mu.Lock()
 			ft.hdrs = append(ft.hdrs, p.Header)
 			ft.mu.Unlock()
+			dec := decs[p.PayloadType]
+			if dec == nil {
+				k, ok := byPT[p.PayloadType]
+				if !ok {
+					continue
+				}
+				dec, _ = newDecoder(k)
+				decs[p.PayloadType] = dec
+			}
 			if n, err := dec.decode(p.Payload, pcm); err == nil {
 				ft.heard.add(pcm[:n])
 			}
@@ -150,13 +160,15 @@ func TestBridgeCarriesToneBothWays(t *testing.T) {
 		name     string
 		tab, pbx Codec
 		pass     bool
+		more     []Codec // further codecs the tab offers
 	}{
-		{"PCMU", CodecPCMU, CodecPCMU, true},
-		{"PCMA", CodecPCMA, CodecPCMA, true},
-		{"G722", CodecG722, CodecG722, true},
-		{"opus", CodecOpus, CodecOpus, true},
-		{"PCMU-tab-G722-call", CodecPCMU, CodecG722, false},
-		{"opus-tab-PCMA-call", CodecOpus, CodecPCMA, false},
+		{"PCMU", CodecPCMU, CodecPCMU, true, nil},
+		{"PCMA", CodecPCMA, CodecPCMA, true, nil},
+		{"G722", CodecG722, CodecG722, true, nil},
+		{"opus", CodecOpus, CodecOpus, true, nil},
+		{"PCMU-tab-G722-call", CodecPCMU, CodecG722, false, nil},
+		{"opus-tab-PCMA-call", CodecOpus, CodecPCMA, false, nil},
+		{"PCMU-tab-also-G722-G722-call", CodecPCMU, CodecG722, false, []Codec{CodecG722}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +185,7 @@ func TestBridgeCarriesToneBothWays(t *testing.T) {
 			if err := call.Start(far.LocalAddr(), tc.pbx, 101); err != nil {
 				t.Fatal(err)
 			}
-			tab := newFakeTab(t, e.Bridge(), "tab1", tc.tab, 440)
+			tab := newFakeTab(t, e.Bridge(), "tab1", tc.tab, 440, tc.more...)
 			waitAttached(t, e.Bridge(), true)
 			tab.heard.take(t, pcmRate/2)
 			assertTone(t, "the tab hears the far end", tab.heard.take(t, pcmRate/2), pcmRate, 1000)
@@ -183,8 +195,14 @@ func TestBridgeCarriesToneBothWays(t *testing.T) {
 			if tc.pass && (b.passedDown.Load() == 0 || b.passedUp.Load() == 0 || b.mixedDown.Load() > 5) {
 				t.Fatalf("same codec not passed through: down %d/%d up %d/%d", b.passedDown.Load(), b.mixedDown.Load(), b.passedUp.Load(), b.mixedUp.Load())
 			}
-			if !tc.pass && (b.passedDown.Load() != 0 || b.passedUp.Load() != 0) {
+			switch {
+			case !tc.pass && tc.more == nil && (b.passedDown.Load() != 0 || b.passedUp.Load() != 0):
 				t.Fatalf("different codecs passed through")
+			case tc.more != nil && (b.passedDown.Load() == 0 || b.passedUp.Load() != 0):
+				// The tab sends its first codec (transcoded up), and takes
+				// the call's codec, which it also accepted, as it is.
+				t.Fatalf("down %d/%d up %d/%d, want down passed through, up transcoded",
+					b.passedDown.Load(), b.mixedDown.Load(), b.passedUp.Load(), b.mixedUp.Load())
 			}
 		})
 	}

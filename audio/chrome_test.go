@@ -29,9 +29,25 @@ var chromePage []byte
 // the page measures 1000 Hz, and both sides used the codec (pass-through).
 func TestChromeThroughBridge(t *testing.T) {
 	testpeer.Require(t, "chromium")
-	for _, c := range []Codec{CodecPCMU, CodecPCMA, CodecG722, CodecOpus} {
-		t.Run(c.Name, func(t *testing.T) {
-			e, err := NewEngine(EngineConfig{Home: t.TempDir(), Codecs: []string{c.Name}})
+	cases := []struct {
+		name     string
+		c        Codec  // the call's
+		prio     string // first codec toward the tab
+		in, out  string // what the page receives and sends
+		passedUp bool
+	}{
+		{"PCMU", CodecPCMU, "PCMU", "PCMU", "PCMU", true},
+		{"PCMA", CodecPCMA, "PCMA", "PCMA", "PCMA", true},
+		{"G722", CodecG722, "G722", "G722", "G722", true},
+		{"opus", CodecOpus, "opus", "opus", "opus", true},
+		// The page sends PCMU (our first codec); the call is G.722: the
+		// tab's stream follows the call's codec without renegotiation.
+		{"PCMU-page-G722-call", CodecG722, "PCMU", "G722", "PCMU", false},
+	}
+	for _, tc := range cases {
+		c := tc.c
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewEngine(EngineConfig{Home: t.TempDir(), Codecs: []string{tc.prio, "PCMU", "PCMA", "G722", "opus"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,13 +108,12 @@ func TestChromeThroughBridge(t *testing.T) {
 			if math.Abs(res.Hz-1000) > 15 {
 				t.Fatalf("the page heard %.0f Hz, want 1000", res.Hz)
 			}
-			want := strings.ToLower("audio/" + c.Name)
-			if strings.ToLower(res.CodecIn) != want || strings.ToLower(res.CodecOut) != want {
-				t.Fatalf("codecs in %s out %s, want %s", res.CodecIn, res.CodecOut, want)
+			if !strings.EqualFold(res.CodecIn, "audio/"+tc.in) || !strings.EqualFold(res.CodecOut, "audio/"+tc.out) {
+				t.Fatalf("codecs in %s out %s, want %s and %s", res.CodecIn, res.CodecOut, tc.in, tc.out)
 			}
 			farHeard.take(t, pcmRate/4)
 			assertTone(t, "the far end hears the page", farHeard.take(t, pcmRate/2), pcmRate, 440)
-			if e.Bridge().passedDown.Load() == 0 || e.Bridge().passedUp.Load() == 0 {
+			if e.Bridge().passedDown.Load() == 0 || (e.Bridge().passedUp.Load() > 0) != tc.passedUp {
 				t.Fatalf("not passed through: down %d up %d", e.Bridge().passedDown.Load(), e.Bridge().passedUp.Load())
 			}
 		})

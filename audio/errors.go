@@ -17,4 +17,5 @@ var (
 	ErrNotRecording  = errors.New("audio: not recording")
 	ErrTranscribe    = errors.New("audio: transcription failed")
 	ErrNotConference = errors.New("audio: a conference needs at least two started sessions")
+	ErrNoRecogniser  = errors.New("audio: no recogniser configured")
 )

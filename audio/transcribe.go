@@ -79,3 +79,21 @@ func silent(pcm []int16) bool {
 	}
 	return true
 }
+
+// NewTranscriber makes the recogniser the settings name (transcription.recogniser):
+// "pocketsphinx", or "http" with the base URL, model and key (from the
+// keyring). "none" or "" gives ErrNoRecogniser.
+func NewTranscriber(recogniser, url, model, key string) (Transcriber, error) {
+	switch recogniser {
+	case "pocketsphinx":
+		return Pocketsphinx{}, nil
+	case "http":
+		if url == "" {
+			return nil, fmt.Errorf("%w: the http recogniser needs a URL", ErrTranscribe)
+		}
+		return HTTPTranscriber{URL: url, Model: model, Key: key}, nil
+	case "", "none":
+		return nil, ErrNoRecogniser
+	}
+	return nil, fmt.Errorf("%w: unknown recogniser %q", ErrTranscribe, recogniser)
+}

@@ -191,3 +191,21 @@ func TestMatchTriggers(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+func TestNewTranscriber(t *testing.T) {
+	if tr, err := NewTranscriber("pocketsphinx", "", "", ""); err != nil || tr == nil {
+		t.Fatal(err)
+	}
+	if tr, err := NewTranscriber("http", "http://127.0.0.1:1", "m", "k"); err != nil || tr.(HTTPTranscriber).Key != "k" {
+		t.Fatal(err)
+	}
+	if _, err := NewTranscriber("none", "", "", ""); !errors.Is(err, ErrNoRecogniser) {
+		t.Fatal(err)
+	}
+	if _, err := NewTranscriber("http", "", "", ""); err == nil {
+		t.Fatal("http without URL")
+	}
+	if _, err := NewTranscriber("magic", "", "", ""); err == nil {
+		t.Fatal("unknown recogniser")
+	}
+}
