@@ -241,3 +241,6 @@ func (p *Phone) callForRequest(req *sip.Request) (*call, bool) {
 	c, ok := p.dialogs[dialogKey(cid.Value(), tag)]
 	return c, ok
 }
+
+// contextCauseErr is the cause of the call's end (a reasonError).
+func contextCauseErr(c *call) error { return context.Cause(c.ctx) }
