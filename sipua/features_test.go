@@ -114,3 +114,30 @@ func tail(s string) string {
 	}
 	return s
 }
+
+func TestConferenceOfTwoCalls(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	bobBaresip(t, kam, true)
+	testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "carol", Pass: "carolpw", Registrar: kam.Addr(), AutoAnswer: true})
+	acc := account(kam, "alice", "udp")
+	a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0"}, Accounts: []store.Account{acc}},
+		secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudio(t))
+	a.waitRegistered()
+	c1 := callBob(t, a, "bob")
+	must(t, a.Hold(bg, c1.ID))
+	a.waitState(c1.ID, StateHold, 5*time.Second)
+	c2 := callBob(t, a, "carol")
+	if err := a.Conference(bg, c1.ID, "nope"); !isErr(err, ErrNoCall) {
+		t.Fatalf("unknown call: %v", err)
+	}
+	must(t, a.Conference(bg, c1.ID, c2.ID))
+	a.waitState(c1.ID, StateConference, 5*time.Second)
+	a.waitState(c2.ID, StateConference, 5*time.Second)
+	for _, c := range a.Calls() {
+		if c.State != StateConference {
+			t.Fatalf("call %s in %s", c.ID, c.State)
+		}
+	}
+	must(t, a.Hangup(bg, c1.ID))
+	must(t, a.Hangup(bg, c2.ID))
+}
