@@ -109,7 +109,7 @@ func (s *Sender) deliver(ctx context.Context, ev store.OutboxEvent) {
 		return // shutting down: the event stays queued and is sent after the restart
 	}
 	defer s.cfg.Metrics.WebhookFailed()
-	next := now.Add(s.backoff(ev.Attempts+1, retryAfter))
+	next := time.Now().Add(s.backoff(ev.Attempts+1, retryAfter)) // from the answer, for Retry-After
 	if !ev.CreatedAt.IsZero() && next.Sub(ev.CreatedAt) > s.cfg.MaxAge {
 		s.finish(wctx, ev, status, false, expired(s.cfg.MaxAge, errText(err)))
 		return
@@ -187,7 +187,7 @@ func (s *Sender) send(ctx context.Context, t target, id string, p map[string]str
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp.StatusCode, 0, string(b), nil
 	}
-	return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), now), string(b),
+	return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), string(b),
 		fmt.Errorf("%w: answered %s", ErrSend, resp.Status)
 }
 

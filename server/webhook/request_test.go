@@ -112,6 +112,7 @@ func TestAuthHeaderOnRealAndTestEvents(t *testing.T) {
 	if h.Header.Get(TestHeader) != "" {
 		t.Error("a real event carries the test marker")
 	}
+	eventually(t, "delivered", func() bool { return r.cnt.delivered.Load() == 1 })
 	res, err := r.s.SendTest(context.Background())
 	if err != nil {
 		t.Fatal(err)
