@@ -22,7 +22,7 @@ type rawPeer struct {
 	buf  []byte
 }
 
-func newRawPeer(b *testing.B) *rawPeer {
+func newRawPeer(b testing.TB) *rawPeer {
 	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		b.Fatal(err)
@@ -34,7 +34,7 @@ func newRawPeer(b *testing.B) *rawPeer {
 func (r *rawPeer) port() int { return r.conn.LocalAddr().(*net.UDPAddr).Port }
 
 // read returns the next message whose first line has prefix.
-func (r *rawPeer) read(b *testing.B, prefix string) (string, *net.UDPAddr) {
+func (r *rawPeer) read(b testing.TB, prefix string) (string, *net.UDPAddr) {
 	for {
 		_ = r.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		n, from, err := r.conn.ReadFromUDP(r.buf)
@@ -59,12 +59,16 @@ func header(msg, name string) string {
 }
 
 // reply answers a request with a final response (a to-tag added).
-func (r *rawPeer) reply(b *testing.B, req string, to *net.UDPAddr, status string) {
+func (r *rawPeer) reply(b testing.TB, req string, to *net.UDPAddr, status string, extra ...string) {
 	res := "SIP/2.0 " + status + "\r\n"
 	for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
 		res += h + ": " + header(req, h) + "\r\n"
 	}
-	res += "To: " + header(req, "To") + ";tag=peer\r\nContent-Length: 0\r\n\r\n"
+	res += "To: " + header(req, "To") + ";tag=peer\r\n"
+	for _, e := range extra {
+		res += e + "\r\n"
+	}
+	res += "Content-Length: 0\r\n\r\n"
 	if _, err := r.conn.WriteToUDP([]byte(res), to); err != nil {
 		b.Fatal(err)
 	}

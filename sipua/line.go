@@ -24,14 +24,15 @@ type line struct {
 	client  *sipgo.Client
 	localIP string
 
-	mu      sync.Mutex
-	state   string
-	cause   string
-	contact sip.ContactHeader // what we registered; learnt rport may change it
-	regID   string            // Call-ID of our REGISTERs
-	cseq    uint32
-	stop    func(final string) // ends the registration loop, unregisters, sets final state
-	done    chan struct{}
+	mu         sync.Mutex
+	state      string
+	cause      string
+	contact    sip.ContactHeader // what we registered; learnt rport may change it
+	regID      string            // Call-ID of our REGISTERs
+	cseq       uint32
+	minExpires int                // from a 423 Interval Too Brief
+	stop       func(final string) // ends the registration loop, unregisters, sets final state
+	done       chan struct{}
 }
 
 // serverAddr is where this account's requests go: the outbound proxy, else

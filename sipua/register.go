@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/emiago/sipgo"
@@ -148,10 +149,13 @@ func (l *line) keepAlive() {
 }
 
 func (l *line) expiry() int {
+	e := 300
 	if l.acc.ExpiryS > 0 {
-		return l.acc.ExpiryS
+		e = l.acc.ExpiryS
 	}
-	return 300
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(e, l.minExpires)
 }
 
 func (l *line) setState(state, cause string, ok, failed bool) {
@@ -187,7 +191,7 @@ func causeOf(err error) string {
 func (l *line) register(ctx context.Context, expires int) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, regTimeout)
 	defer cancel()
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := 0; attempt < 3; attempt++ {
 		res, req, err := l.sendRegister(ctx, expires)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrRegistration, err)
@@ -199,6 +203,18 @@ func (l *line) register(ctx context.Context, expires int) (int, error) {
 			l.mu.Unlock()
 			if err != nil {
 				return 0, fmt.Errorf("%w: %w", ErrRegistration, err)
+			}
+		}
+		if res.StatusCode == 423 && expires > 0 {
+			// Interval Too Brief: ask again with the registrar's minimum (RFC 3261 10.2.8).
+			if h := res.GetHeader("Min-Expires"); h != nil {
+				if n, err := strconv.Atoi(strings.TrimSpace(h.Value())); err == nil && n > expires {
+					expires = n
+					l.mu.Lock()
+					l.minExpires = n
+					l.mu.Unlock()
+					continue
+				}
 			}
 		}
 		if !res.IsSuccess() {
