@@ -31,11 +31,10 @@ const TestBodyMax = 4096
 // Webhook-Test: true. A non-2xx answer is a result, not an error; a refused
 // connection or time-out is ErrSend.
 func (s *Sender) SendTest(ctx context.Context) (TestResult, error) {
-	header, signing := s.readSecrets()
-	s.mu.Lock()
-	s.header, s.signing, s.secretAt = header, signing, time.Now()
+	s.refreshSecrets()
+	s.mu.RLock()
 	st := s.all
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	t := s.target()
 	if t.url == "" {
 		return TestResult{}, ErrNoURL

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -68,14 +69,13 @@ func New(cfg Config) *Sender {
 // Whether an event is queued is decided when the sender reads it from the
 // subscription, normally microseconds after it was published.
 func (s *Sender) Apply(st store.Settings) {
-	header, signing := s.readSecrets()
 	s.mu.Lock()
 	s.all = st
 	s.settings = st.Webhooks
 	s.settings.Silenced = slices.Clone(st.Webhooks.Silenced)
 	s.on = st.Webhooks.Enabled && st.Integration.Enabled && strings.TrimSpace(st.Webhooks.URL) != ""
-	s.header, s.signing, s.secretAt = header, signing, time.Now()
 	s.mu.Unlock()
+	s.refreshSecrets()
 	s.poke()
 }
 
@@ -83,17 +83,39 @@ func (s *Sender) Apply(st store.Settings) {
 // unnoticed.
 const secretTTL = 30 * time.Second
 
-func (s *Sender) readSecrets() (header string, signing []byte) {
+// refreshSecrets reads the header value and the signing secret from the
+// keyring. A secret that is not set is cleared; when the keyring fails, the
+// value read before is kept (and the failure logged, never the value).
+func (s *Sender) refreshSecrets() {
+	header, hok := s.secret(SecretHeader)
+	signing, sok := s.secret(SecretSigning)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hok {
+		s.header = header
+	}
+	if sok {
+		s.signing = nil
+		if signing != "" {
+			s.signing = signingKey(signing)
+		}
+	}
+	s.secretAt = time.Now()
+}
+
+func (s *Sender) secret(name string) (string, bool) {
 	if s.cfg.Secrets == nil {
-		return "", nil
+		return "", true
 	}
-	if v, err := s.cfg.Secrets.Get(SecretHeader); err == nil {
-		header = v
+	v, err := s.cfg.Secrets.Get(name)
+	switch {
+	case err == nil:
+		return v, true
+	case errors.Is(err, store.ErrNoSecret):
+		return "", true
 	}
-	if v, err := s.cfg.Secrets.Get(SecretSigning); err == nil && v != "" {
-		signing = signingKey(v)
-	}
-	return header, signing
+	s.log.Warn("webhook: keyring unavailable, keeping the secret read before", "secret", name, "err", err)
+	return "", false
 }
 
 // target snapshots what one request needs. Secrets older than secretTTL are
@@ -114,12 +136,7 @@ func (s *Sender) target() target {
 		s.mu.Lock()
 		if time.Since(s.secretAt) > secretTTL {
 			s.secretAt = time.Now() // one refresh at a time
-			go func() {
-				h, k := s.readSecrets()
-				s.mu.Lock()
-				s.header, s.signing = h, k
-				s.mu.Unlock()
-			}()
+			go s.refreshSecrets()
 		}
 		s.mu.Unlock()
 	}
