@@ -77,6 +77,7 @@ func (s *Server) requireSession(c fiber.Ctx) error {
 	}
 	c.Locals(localsSession, id)
 	c.Locals(localsCSRF, tok)
+	c.Locals("lang", s.lang())
 	c.Set("Cache-Control", "no-store")
 	return c.Next()
 }

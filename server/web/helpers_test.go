@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,3 +206,5 @@ func (r *rig) form(path string, v url.Values) (*http.Response, string) {
 		"Content-Type": "application/x-www-form-urlencoded", "Origin": r.origin,
 		"Sec-Fetch-Site": "same-origin", "X-CSRF-Token": r.csrf, "HX-Request": "true"})
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

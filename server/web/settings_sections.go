@@ -16,8 +16,8 @@ import (
 var sections = map[string]section{
 	"audio": {fields: []string{"audio.codecs", "audio.mic_volume", "audio.speaker_volume", "audio.ringer_volume"}, apply: applyAudio},
 	"appearance": {fields: []string{"appearance.theme", "appearance.language"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
-		st.Appearance.Theme = oneOf(c, "appearance.theme", []string{"light", "dark", "system"}, errs, s.lang())
-		st.Appearance.Language = oneOf(c, "appearance.language", views.Languages, errs, s.lang())
+		st.Appearance.Theme = oneOf(c, "appearance.theme", []string{"light", "dark", "system"}, errs, reqLang(c))
+		st.Appearance.Language = oneOf(c, "appearance.language", views.Languages, errs, reqLang(c))
 	}},
 	"startup": {fields: []string{"startup.open_page", "startup.start_at_login"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 		st.Startup.OpenPage = checked(c, "startup.open_page")
@@ -28,13 +28,13 @@ var sections = map[string]section{
 		for key, dst := range map[string]*string{"hotkeys.answer": &h.Answer, "hotkeys.hangup": &h.Hangup, "hotkeys.hold": &h.Hold, "hotkeys.mute": &h.Mute} {
 			v := strings.TrimSpace(c.FormValue(key))
 			if !validHotkey(v) {
-				errs[key] = s.lang().T("err.hotkey")
+				errs[key] = reqLang(c).T("err.hotkey")
 			}
 			*dst = v
 		}
 	}},
 	"diagnostics": {fields: []string{"diagnostics.log_level"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
-		st.Diagnostics.LogLevel = oneOf(c, "diagnostics.log_level", []string{"debug", "info", "warn", "error"}, errs, s.lang())
+		st.Diagnostics.LogLevel = oneOf(c, "diagnostics.log_level", []string{"debug", "info", "warn", "error"}, errs, reqLang(c))
 	}},
 	"recording": {fields: []string{"recording.mode", "transcription.recogniser", "transcription.url", "transcription.model", "transcription.key"}, apply: applyRecording, after: afterRecording},
 	"integration": {fields: []string{"integration.enabled"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
@@ -86,7 +86,7 @@ func multi(c fiber.Ctx, key string) []string {
 }
 
 func applyAudio(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
-	l := s.lang()
+	l := reqLang(c)
 	codecs := listField(c, "audio.codecs")
 	known := []string{"PCMU", "PCMA", "G722", "opus"}
 	for i, k := range codecs {
@@ -107,7 +107,7 @@ func applyAudio(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 }
 
 func applyRecording(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
-	l := s.lang()
+	l := reqLang(c)
 	st.Recording.Mode = oneOf(c, "recording.mode", []string{"none", "all", "on-demand"}, errs, l)
 	st.Transcription.Recogniser = oneOf(c, "transcription.recogniser", []string{"none", "pocketsphinx", "http"}, errs, l)
 	st.Transcription.URL = strings.TrimSpace(c.FormValue("transcription.url"))
@@ -123,7 +123,7 @@ func afterRecording(s *Server, c fiber.Ctx, d *views.SettingsData) {
 
 func applyAPI(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	st.API.Enabled = checked(c, "api.enabled")
-	st.API.Port = intField(c, "api.port", 1, 65535, errs, s.lang())
+	st.API.Port = intField(c, "api.port", 1, 65535, errs, reqLang(c))
 	on := multi(c, "api.groups")
 	st.API.Disabled = []string{}
 	for _, g := range store.AccessGroups {
@@ -133,7 +133,7 @@ func applyAPI(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	}
 	st.API.AllowedOrigins = listField(c, "api.allowed_origins")
 	if st.API.Port == s.port {
-		errs["api.port"] = s.lang().T("err.portinuse")
+		errs["api.port"] = reqLang(c).T("err.portinuse")
 	}
 }
 
@@ -142,7 +142,7 @@ func afterAPI(s *Server, c fiber.Ctx, d *views.SettingsData) {
 }
 
 func applyWebhooks(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
-	l := s.lang()
+	l := reqLang(c)
 	w := &st.Webhooks
 	w.Enabled = checked(c, "webhooks.enabled")
 	w.URL = strings.TrimSpace(c.FormValue("webhooks.url"))
@@ -189,7 +189,7 @@ func (s *Server) setSecret(c fiber.Ctx, field, name string, d *views.SettingsDat
 	}
 	if err != nil {
 		s.log.Warn("web: keyring", "secret", name, "err", err)
-		d.Errors[field] = s.lang().T("err.keyring")
+		d.Errors[field] = reqLang(c).T("err.keyring")
 	}
 }
 
@@ -224,4 +224,11 @@ func (s *Server) binary() string {
 		return "softphone"
 	}
 	return b
+}
+
+// reqLang is the page language fixed before Update runs: the settings store
+// holds its lock while the form is applied, so Get must not be called then.
+func reqLang(c fiber.Ctx) views.L {
+	l, _ := c.Locals("lang").(views.L)
+	return l
 }
