@@ -183,7 +183,7 @@ func causeOf(err error) string {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, sip.ErrTransactionTimeout):
 		return "timeout"
 	}
-	return "network error: " + err.Error()
+	return "network error: " + strings.TrimPrefix(err.Error(), ErrRegistration.Error()+": ")
 }
 
 // register sends one REGISTER (digest on 401/407) and gives the granted
