@@ -100,6 +100,9 @@ func startPhoneWith(t *testing.T, s store.Settings, sec secretMap, db HistoryDB,
 		}
 		sub.Close()
 	})
+	if !testpeer.WaitFor(5*time.Second, func() bool { return p.stackPort() != 0 }) {
+		t.Fatal("phone did not start")
+	}
 	tp := &tphone{Phone: p, t: t, sub: sub}
 	if len(s.Accounts) > 0 {
 		tp.acc = s.Accounts[0]
@@ -215,3 +218,5 @@ func (m *memDB) get(callID string) (store.HistoryEntry, bool) {
 	e, ok := m.entries[callID]
 	return e, ok
 }
+
+func getenv(k string) string { return os.Getenv(k) }
