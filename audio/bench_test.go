@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 
@@ -178,4 +179,58 @@ func BenchmarkOpusTranscodeFrame(b *testing.B) {
 	b.StopTimer()
 	perFrame := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(100*perFrame/0.020, "%core/call")
+}
+
+// BenchmarkBridgedCallCPU runs one PCMU call for 3 s per iteration with
+// pass-through both ways (PBX side: a plain socket sending 50 packets/s;
+// tab side: a pion PeerConnection sending 50 packets/s) and reports the
+// process CPU per second of call. It is an upper bound: the fake tab's own
+// SRTP and the packet generators are counted too.
+func BenchmarkBridgedCallCPU(b *testing.B) {
+	e, err := NewEngine(EngineConfig{Home: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s, _ := e.NewSession(SessionConfig{CallID: "bench"})
+	pbx, _ := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	defer pbx.Close()
+	s.Start(pbx.LocalAddr().(*net.UDPAddr), CodecPCMU, 101)
+	recv, send := benchTab(b, e.Bridge())
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			if _, _, err := pbx.ReadFromUDP(buf); err != nil {
+				return
+			}
+		}
+	}()
+	payload := make([]byte, 160)
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	var total, wall time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c0, w0 := cpu(), time.Now()
+		tk := time.NewTicker(20 * time.Millisecond)
+		for j := 0; j < 150; j++ {
+			<-tk.C
+			p := rtp.Packet{Header: rtp.Header{Version: 2, SequenceNumber: uint16(j), Timestamp: uint32(j * 160), SSRC: 7}, Payload: payload}
+			raw, _ := p.Marshal()
+			pbx.WriteToUDP(raw, s.LocalAddr())
+			send.WriteRTP(&rtp.Packet{Header: rtp.Header{Version: 2, SequenceNumber: uint16(j), Timestamp: uint32(j * 160)}, Payload: payload})
+			select {
+			case <-recv:
+			default:
+			}
+		}
+		tk.Stop()
+		total += cpu() - c0
+		wall += time.Since(w0)
+	}
+	b.StopTimer()
+	b.ReportMetric(100*total.Seconds()/wall.Seconds(), "%core")
 }

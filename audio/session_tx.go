@@ -144,7 +144,11 @@ func (s *Session) SendDTMF(digit byte) error {
 	}
 	for s.dtmfBusy {
 		s.mu.Unlock()
-		time.Sleep(5 * time.Millisecond) // one digit after the other
+		select { // one digit after the other
+		case <-s.done:
+			return fmt.Errorf("send DTMF: %w", ErrClosed)
+		case <-time.After(5 * time.Millisecond):
+		}
 		s.mu.Lock()
 	}
 	s.dtmfBusy = true
