@@ -113,7 +113,7 @@ func (db *DB) ListTaxonomy(ctx context.Context) ([]TaxonomyEntry, error) {
 	}
 	for _, t := range texts {
 		if i, ok := idx[t.Code]; ok {
-			out[i].Titles[t.Lang], out[i].Descriptions[t.Lang] = t.Title, t.Description
+			t.into(&out[i])
 		}
 	}
 	kindOrder := map[string]int{"category": 0, "tag": 1, "red_flag": 2}
@@ -137,7 +137,7 @@ func (db *DB) GetTaxonomy(ctx context.Context, code string) (TaxonomyEntry, erro
 		return TaxonomyEntry{}, fmt.Errorf("taxonomy %q texts: %w", code, err)
 	}
 	for _, t := range texts {
-		e.Titles[t.Lang], e.Descriptions[t.Lang] = t.Title, t.Description
+		t.into(&e)
 	}
 	return e, nil
 }
@@ -205,6 +205,16 @@ func (db *DB) RetireTaxonomy(ctx context.Context, code string) error {
 		return fmt.Errorf("retire taxonomy %q: %w", code, ErrNotFound)
 	}
 	return nil
+}
+
+// into sets the texts of one language; empty texts are left out.
+func (t taxonomyTextRow) into(e *TaxonomyEntry) {
+	if t.Title != "" {
+		e.Titles[t.Lang] = t.Title
+	}
+	if t.Description != "" {
+		e.Descriptions[t.Lang] = t.Description
+	}
 }
 
 func (r taxonomyRow) entry() (TaxonomyEntry, error) {
