@@ -110,8 +110,8 @@ type Webhooks interface {
 	Resend(ctx context.Context, deliveryID string) error
 }
 
-// WebhookTester sends a test event and gives the receiver's status and body;
-// wire it as func(ctx) { r, err := sender.SendTest(ctx); return r.Status, r.Body, err }.
+// WebhookTester sends a test event and gives the receiver's status and body.
+// Left nil, New takes Webhooks' own SendTest(ctx) (webhook.TestResult, error).
 type WebhookTester func(ctx context.Context) (status int, body string, err error)
 
 // APIAddr tells where the local API listens ("" when off), for the recordings link.

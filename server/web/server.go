@@ -33,6 +33,8 @@ type Config struct {
 	Home        string // the phone's home folder (desktop entry, ui-url file)
 	Binary      string // path of the running binary, for the desktop entry; "" = os.Executable
 	Logger      *slog.Logger
+	// KeyringFallback warns on every page that secrets are in a file.
+	KeyringFallback bool
 }
 
 // Server is the phone pages' HTTP server.
@@ -58,6 +60,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.WebhookTest == nil && cfg.Webhooks != nil {
+		cfg.WebhookTest = testerOf(cfg.Webhooks)
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions()}
 	s.hub = newHub()
