@@ -75,8 +75,8 @@ func (p *testPhone) Calls() []sipua.Call {
 	defer p.mu.Unlock()
 	return append([]sipua.Call(nil), p.calls...)
 }
-func (p *testPhone) Accounts() []sipua.AccountStatus     { return p.accounts }
-func (p *testPhone) SelectAccount(id string) error { return p.note("select " + id) }
+func (p *testPhone) Accounts() []sipua.AccountStatus { return p.accounts }
+func (p *testPhone) SelectAccount(id string) error   { return p.note("select " + id) }
 func (p *testPhone) TestRegistration(_ context.Context, a store.Account, pw string) (string, error) {
 	return "200 OK", p.note("testreg " + a.Username)
 }
