@@ -30,10 +30,14 @@ func TestSIPpLoadCallee(t *testing.T) {
 		}
 	}()
 	base := runtime.NumGoroutine()
+	var ms0 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
 	dir := testpeer.SIPpDir(t)
 	n := 50 * secs
 	cmd := testpeer.SIPp(t, dir, "-sn", "uac", "127.0.0.1:"+itoa(p.stackPort()), "-s", "alice",
-		"-r", "50", "-m", itoa(n), "-l", "200", "-d", "200", "-p", itoa(testpeer.FreeUDPPort(t)))
+		"-r", "50", "-m", itoa(n), "-l", "200", "-d", "200", "-p", itoa(testpeer.FreeUDPPort(t)),
+		"-timeout", itoa(secs+30)+"s")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -50,5 +54,5 @@ func TestSIPpLoadCallee(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
-	t.Logf("goroutines %d (baseline %d), heap %d KiB", now, base, ms.HeapAlloc/1024)
+	t.Logf("goroutines %d (baseline %d), heap %d KiB (baseline %d KiB)", now, base, ms.HeapAlloc/1024, ms0.HeapAlloc/1024)
 }
