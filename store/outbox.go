@@ -49,8 +49,9 @@ type deliveryRow struct {
 
 func (deliveryRow) TableName() string { return "deliveries" }
 
-// deliveryLogSize is how many lines the delivery log keeps (newest).
-const deliveryLogSize = 1000
+// deliveryLogSize is how many lines the delivery log keeps (newest). A
+// variable only so a test can make it small.
+var deliveryLogSize = 1000
 
 // EnqueueOutbox appends an event to the outbox unless it already holds
 // capacity events (then it returns false and stores nothing). Seq is given
