@@ -51,3 +51,20 @@ func TestDTMFPayloadRoundTrip(t *testing.T) {
 		t.Fatal("x accepted as a digit")
 	}
 }
+
+func TestCodecNamesAndDefaults(t *testing.T) {
+	for in, want := range map[string]string{"pcmu": "PCMU", "PcMa": "PCMA", "g722": "G722", "OPUS": "opus", "Telephone-Event": "telephone-event", "iLBC": "iLBC"} {
+		if got := codecKind(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	if c := withDefaults(Codec{Name: "opus", PT: 96}); c.ClockRate != 48000 || frameUnits(c) != 960 {
+		t.Errorf("opus without clock: %+v", c)
+	}
+	if c := withDefaults(Codec{Name: "PCMA", PT: 8}); c.ClockRate != 8000 || frameUnits(c) != 160 || c.Channels != 1 {
+		t.Errorf("PCMA without clock: %+v", c)
+	}
+	if _, err := newEncoder(Codec{Name: "iLBC"}); err == nil {
+		t.Error("iLBC encoder made")
+	}
+}

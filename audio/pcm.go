@@ -2,6 +2,7 @@ package audio
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gotranspile/g722"
 	"github.com/thesyncim/gopus"
@@ -36,16 +37,31 @@ func frameUnits(c Codec) uint32 {
 	return c.ClockRate * frameMs / 1000
 }
 
+// withDefaults fills a codec's clock rate (and channels) when the SDP left
+// them out (RFC 3551 table 4; RFC 7587 for Opus).
+func withDefaults(c Codec) Codec {
+	if c.ClockRate == 0 {
+		c.ClockRate = 8000
+		if codecKind(c.Name) == "opus" {
+			c.ClockRate = 48000
+		}
+	}
+	if c.Channels == 0 {
+		c.Channels = 1
+	}
+	return c
+}
+
+// codecKind is the codec's name in our spelling, whatever case SDP used
+// (encoding names are case-insensitive, RFC 4855 3).
 func codecKind(name string) string {
-	switch name {
-	case "PCMU", "pcmu":
-		return "PCMU"
-	case "PCMA", "pcma":
-		return "PCMA"
-	case "G722", "g722":
-		return "G722"
-	case "opus", "OPUS", "Opus":
+	switch u := strings.ToUpper(name); u {
+	case "PCMU", "PCMA", "G722":
+		return u
+	case "OPUS":
 		return "opus"
+	case "TELEPHONE-EVENT":
+		return "telephone-event"
 	}
 	return name
 }

@@ -12,7 +12,7 @@ import (
 // SessionConfig names the call a session belongs to.
 type SessionConfig struct {
 	CallID, SeanceID string
-	OnDTMF           func(digit byte) // RFC 4733 digits from the far end, once per event
+	OnDTMF           func(digit byte) // RFC 4733 digits from the far end, once per event; must not block
 }
 
 // Session is the RTP (and RTCP) of one call toward the PBX.
@@ -90,6 +90,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 	if remote == nil {
 		return fmt.Errorf("start session of call %s: no remote address", s.cfg.CallID)
 	}
+	codec = withDefaults(codec)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
