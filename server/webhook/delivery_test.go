@@ -85,7 +85,7 @@ func TestReceiverDownThenBack(t *testing.T) {
 	if err != nil || len(log) != 24 {
 		t.Fatalf("log %d %v", len(log), err)
 	}
-	retried := 0
+	retried, failures := 0, 0
 	for _, d := range log {
 		if !d.Delivered || d.Status != 200 {
 			t.Errorf("log line %+v", d)
@@ -93,9 +93,13 @@ func TestReceiverDownThenBack(t *testing.T) {
 		if d.Attempts > 1 {
 			retried++
 		}
+		failures += d.Attempts - 1
 	}
 	if retried == 0 {
 		t.Error("no delivery shows a retry")
+	}
+	if int64(failures) != r.cnt.failed.Load() {
+		t.Errorf("webhooks_failed_total %d, failed attempts in the log %d", r.cnt.failed.Load(), failures)
 	}
 }
 
