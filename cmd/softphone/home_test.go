@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,8 @@ func TestFreshHomeGetsDefaultSettingsAndStopsCleanly(t *testing.T) {
 	if !strings.Contains(p.URL, "key=") {
 		t.Fatalf("page URL carries no one-time key: %s", p.URL)
 	}
-	resp, err := http.Get(p.URL)
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar}).Get(p.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +60,22 @@ func TestFreshHomeGetsDefaultSettingsAndStopsCleanly(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("settings.json mode %v, want 0600", fi.Mode().Perm())
 	}
-	var s map[string]map[string]any
+	var s map[string]json.RawMessage
 	b, _ := os.ReadFile(path)
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("settings.json: %v", err)
 	}
-	if s["api"]["enabled"] != false || s["api"]["port"] != 8377.0 || s["ui"]["port"] != 8376.0 ||
-		s["integration"]["enabled"] != true || s["webhooks"]["enabled"] != false || s["webhooks"]["method"] != "POST" {
+	sec := map[string]map[string]any{}
+	for _, k := range []string{"api", "ui", "integration", "webhooks"} {
+		m := map[string]any{}
+		_ = json.Unmarshal(s[k], &m)
+		sec[k] = m
+	}
+	if err := json.Unmarshal(s["accounts"], &[]any{}); err != nil {
+		t.Fatalf("settings.json: %v", err)
+	}
+	if sec["api"]["enabled"] != false || sec["api"]["port"] != 8377.0 || sec["ui"]["port"] != 8376.0 ||
+		sec["integration"]["enabled"] != true || sec["webhooks"]["enabled"] != false || sec["webhooks"]["method"] != "POST" {
 		t.Fatalf("defaults not as documented: %s", b)
 	}
 	for _, f := range []string{"softphone.db"} {

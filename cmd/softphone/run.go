@@ -74,18 +74,19 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
-		Version: version, InstallMethod: installMethod, Product: product, Logger: log})
+		Version: version, InstallMethod: installMethod, Logger: log})
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
-		Webhooks: sender, Bus: bus, Home: o.home, Logger: log})
+		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log})
 	webServer, err := web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
-		Webhooks: sender, Bus: bus, Bridge: engine.Bridge(), Home: o.home, Logger: log, KeyringFallback: secrets.Fallback()})
+		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Bus: bus, Bridge: engine.Bridge(),
+		Home: o.home, Logger: log})
 	if err != nil {
 		return err
 	}
 	settings.Watch(func(s store.Settings) {
 		phone.Apply(s)
 		sender.Apply(s)
-		engine.Apply(audioConfig(o.home, s, db))
+		engine.SetCodecs(s.Audio.Codecs)
 	})
 
 	// Counters and the webhook outbox subscribe before the phone starts, so
