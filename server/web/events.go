@@ -12,7 +12,7 @@ import (
 	"github.com/gofiber/fiber/v3"
 )
 
-// heartbeat keeps the stream open through idle periods and finds gone clients.
+// heartbeat resends the state through idle periods; it also finds gone clients.
 const heartbeat = 20 * time.Second
 
 // events is the live stream of a page (htmx sse extension): "calls",
@@ -39,11 +39,7 @@ func (s *Server) events(c fiber.Ctx) error {
 			case <-s.hub.done:
 				return
 			case <-poke:
-			case <-t.C:
-				if _, err := w.WriteString(": ping\n\n"); err != nil || w.Flush() != nil {
-					return
-				}
-				continue
+			case <-t.C: // also heals anything a missed poke left stale (the audio holder)
 			}
 		}
 	})

@@ -91,6 +91,9 @@ func (s *Server) audioHolder() (string, bool) {
 	if s.cfg.Bridge == nil {
 		return "", false
 	}
+	if t, ok := s.cfg.Bridge.(interface{ Tab() string }); ok {
+		holder = t.Tab() // the bridge knows best which tab holds the audio
+	}
 	return holder, s.cfg.Bridge.Attached()
 }
 

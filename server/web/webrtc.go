@@ -50,6 +50,7 @@ func (s *Server) focus(c fiber.Ctx) error {
 	}
 	s.cfg.Bridge.Focus(req.Tab)
 	s.setHolder(req.Tab)
+	s.hub.poke() // the bridge may have attached the tab since the offer
 	return ok(c)
 }
 
@@ -61,4 +62,15 @@ func (s *Server) setHolder(tab string) {
 	if changed {
 		s.hub.poke()
 	}
+}
+
+// closeTab is POST /webrtc/close (sendBeacon when the tab goes away): the
+// bridge drops the tab at once instead of waiting for ICE to time out.
+func (s *Server) closeTab(c fiber.Ctx) error {
+	tab := c.FormValue("tab")
+	if b, ok := s.cfg.Bridge.(interface{ Close(tabID string) }); ok && tabID.MatchString(tab) {
+		b.Close(tab)
+		s.hub.poke()
+	}
+	return ok(c)
 }

@@ -98,6 +98,7 @@
         pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
         pc.onconnectionstatechange = () => {
           if (pc.connectionState === "failed") this.later();
+          if (pc.connectionState === "connected") void post("/webrtc/focus", { tab: tabID() }).catch(() => void 0);
         };
         await pc.setLocalDescription(await pc.createOffer());
         await gathered(pc, 3e3);
@@ -379,16 +380,20 @@
     if (holder && text) {
       const attached = holder.dataset.attached === "true";
       const here = attached && holder.dataset.holder === tabID();
-      text.textContent = here ? holder.dataset.here ?? "" : attached ? holder.dataset.other ?? "" : holder.dataset.none ?? "";
-      text.className = here ? "ok" : "warn";
+      setText(text, here ? holder.dataset.here ?? "" : attached ? holder.dataset.other ?? "" : holder.dataset.none ?? "");
+      const cls = here ? "ok" : "warn";
+      if (text.className !== cls) text.className = cls;
     }
     tick();
+  }
+  function setText(el, s) {
+    if (el.textContent !== s) el.textContent = s;
   }
   function tick() {
     const now = Date.now();
     for (const t of $$("time.timer")) {
       const since = Number(t.dataset.answered || 0) || Number(t.dataset.since || 0);
-      t.textContent = since ? clock((now - since) / 1e3) : "";
+      setText(t, since ? clock((now - since) / 1e3) : "");
     }
   }
   function dialpad() {
@@ -475,6 +480,9 @@
     void audio.connect().then(() => devices());
     audio.meters();
     window.addEventListener("focus", () => void audio.focus());
+    window.addEventListener("pagehide", () => {
+      navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
+    });
     document.addEventListener("htmx:afterSettle", () => void devices());
     document.addEventListener("pointerdown", () => {
       void audio.ctx?.resume();

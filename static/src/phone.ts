@@ -1,7 +1,7 @@
 // The phone in the browser: audio over WebRTC to the phone, ringing and
 // notifications, hotkeys, the dial pad and the small behaviours of the pages.
 // htmx renders and updates everything else (the calls list arrives over SSE).
-import { post, tabID, $, $$, clock, savedAudio } from './util';
+import { csrf, post, tabID, $, $$, clock, savedAudio } from './util';
 import { Audio } from './rtc';
 import { Ringer, act } from './ring';
 import { installHotkeys } from './keys';
@@ -37,10 +37,17 @@ function refresh(): void {
   if (holder && text) {
     const attached = holder.dataset.attached === 'true';
     const here = attached && holder.dataset.holder === tabID();
-    text.textContent = here ? holder.dataset.here ?? '' : attached ? holder.dataset.other ?? '' : holder.dataset.none ?? '';
-    text.className = here ? 'ok' : 'warn';
+    setText(text, here ? holder.dataset.here ?? '' : attached ? holder.dataset.other ?? '' : holder.dataset.none ?? '');
+    const cls = here ? 'ok' : 'warn';
+    if (text.className !== cls) text.className = cls;
   }
   tick();
+}
+
+// setText changes an element's text only when it differs: refresh runs from
+// a MutationObserver, and every write is a mutation.
+function setText(el: HTMLElement, s: string): void {
+  if (el.textContent !== s) el.textContent = s;
 }
 
 // tick updates the call timers (time in the current state, or talk time).
@@ -48,7 +55,7 @@ function tick(): void {
   const now = Date.now();
   for (const t of $$('time.timer')) {
     const since = Number(t.dataset.answered || 0) || Number(t.dataset.since || 0);
-    t.textContent = since ? clock((now - since) / 1000) : '';
+    setText(t, since ? clock((now - since) / 1000) : '');
   }
 }
 
@@ -136,6 +143,9 @@ function start(): void {
   void audio.connect().then(() => devices());
   audio.meters();
   window.addEventListener('focus', () => void audio.focus());
+  window.addEventListener('pagehide', () => {
+    navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
+  });
   document.addEventListener('htmx:afterSettle', () => void devices());
   // A click anywhere lets audio start (autoplay rules) and asks for notifications once.
   document.addEventListener('pointerdown', () => {

@@ -56,6 +56,8 @@ export class Audio {
       pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
       pc.onconnectionstatechange = () => {
         if (pc.connectionState === 'failed') this.later();
+        // Tell the phone this tab is attached now (the sign in every tab follows).
+        if (pc.connectionState === 'connected') void post('/webrtc/focus', { tab: tabID() }).catch(() => undefined);
       };
       await pc.setLocalDescription(await pc.createOffer());
       await gathered(pc, 3000);

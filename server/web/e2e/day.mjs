@@ -1,0 +1,176 @@
+// End-to-end walk through the phone pages with the real binary in headless
+// Chromium (Debian's /usr/bin/chromium, driven by playwright-core).
+//
+//   node server/web/e2e/day.mjs <softphone binary> [screenshot folder]
+//
+// It starts the binary with a fresh home (--home, --no-browser), opens the
+// printed link, walks every page (Phone, Contacts, History, Recordings,
+// Settings) at desktop and phone (360 px) width, adds a contact, checks that
+// a wrong setting is refused next to its field, switches the language to
+// German, and keeps a screenshot of each step in test-artifacts/ (or the
+// folder given). Run it inside `unshare -n` so Chromium's WebRTC stays on
+// loopback. Prints "N passed, N failed" and exits non-zero on a failure.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const [binary, outArg] = process.argv.slice(2);
+if (!binary) {
+  console.error('usage: node server/web/e2e/day.mjs <softphone binary> [screenshot folder]');
+  process.exit(2);
+}
+const out = resolve(outArg ?? 'test-artifacts');
+mkdirSync(out, { recursive: true });
+const home = mkdtempSync(join(tmpdir(), 'softphone-e2e-'));
+
+let passed = 0, failed = 0;
+function check(name, ok, detail = '') {
+  if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
+}
+
+// start runs the binary and waits for its "Phone page: URL" line.
+function start() {
+  const proc = spawn(resolve(binary), ['--home', home, '--no-browser'], {
+    env: { ...process.env, HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  proc.stderr.on('data', (d) => { log += d; });
+  const url = new Promise((res, rej) => {
+    let buf = '';
+    const timer = setTimeout(() => rej(new Error('no "Phone page:" line within 20 s; stderr:\n' + log)), 20000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/Phone page: (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); res(m[1]); }
+    });
+    proc.on('exit', (code) => rej(new Error('binary exited with ' + code + '; stderr:\n' + log)));
+  });
+  return { proc, url, log: () => log };
+}
+
+async function stop(proc) {
+  if (proc.exitCode !== null) return proc.exitCode;
+  const done = new Promise((res) => proc.on('exit', (code, sig) => res(code ?? sig)));
+  proc.kill('SIGINT');
+  const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
+  const code = await done;
+  clearTimeout(t);
+  return code;
+}
+
+const app = start();
+let browser;
+try {
+  const url = await app.url;
+  check('printed link has a one-time key', /^http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{64}$/.test(url), url);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--allow-loopback-in-peer-connection',
+      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
+      ...(process.env.FAKE_MIC ? ['--use-file-for-fake-audio-capture=' + process.env.FAKE_MIC] : [])],
+  });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await ctx.grantPermissions(['microphone', 'notifications'], { origin: new URL(url).origin });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // A refused form answers 422 on purpose; Chromium logs that as an error.
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().includes('status of 422')) errors.push(m.text()); });
+  const shot = async (name) => page.screenshot({ path: join(out, name + '.png'), fullPage: true });
+
+  // The link opens the phone and sets the session; the key is gone afterwards.
+  await page.goto(url);
+  check('link opens the phone page', new URL(page.url()).pathname === '/' && !page.url().includes('key='), page.url());
+  await page.waitForSelector('#dial-form');
+  await page.waitForFunction(() => document.querySelector('#audio-text')?.textContent !== '', null, { timeout: 15000 }).catch(() => {});
+  check('the audio sign says who holds the audio', (await page.textContent('#audio-text'))?.length > 0);
+  await shot('01-phone');
+  const again = await (await browser.newContext()).newPage();
+  const res = await again.goto(url);
+  check('the link works only once', res.status() === 401 && (await again.content()).includes('softphone'));
+  await again.context().close();
+
+  // Keyboard: the first Tab reaches the skip link.
+  await page.keyboard.press('Tab');
+  check('skip link comes first', await page.evaluate(() => document.activeElement?.classList.contains('skip')));
+
+  // Dialling from the dial pad: a call appears, or (no account yet) the phone says why.
+  for (const k of ['1', '2', '3']) await page.click(`#dial-form [data-key="${k}"]`);
+  check('dial pad types into the number field', (await page.inputValue('#number')) === '123');
+  await page.click('#dial-form button[type=submit]');
+  await page.waitForFunction(() => document.querySelector('#calls [data-call-id]') || document.querySelector('#flash')?.textContent?.trim(), null, { timeout: 10000 }).catch(() => {});
+  const dialed = await page.evaluate(() => ({ call: !!document.querySelector('#calls [data-call-id]'), flash: document.querySelector('#flash')?.textContent?.trim() }));
+  check('dialling shows the call or a reason', dialed.call || !!dialed.flash, JSON.stringify(dialed));
+  await shot('01b-dialled');
+  const hang = await page.$('#calls [data-action="hangup"]');
+  if (hang) {
+    await hang.click();
+    await page.waitForSelector('#calls [data-calls="0"]', { timeout: 10000 }).catch(() => {});
+    check('hang up ends the call', await page.isVisible('#calls [data-calls="0"]'));
+  }
+
+  // Every page from the navigation.
+  for (const [name, title, file] of [['Contacts', 'Contacts', '02-contacts'], ['History', 'History', '03-history'],
+    ['Recordings', 'Recordings', '04-recordings'], ['Settings', 'Settings', '05-settings'], ['Phone', 'Phone', '06-phone-again']]) {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+    await page.waitForFunction((t) => document.querySelector('main h1')?.textContent === t, title, { timeout: 10000 }).catch(() => {});
+    check('page ' + name, (await page.textContent('main h1')) === title, await page.textContent('main h1'));
+    await shot(file);
+  }
+
+  // A contact: added, listed, findable.
+  await page.goto(new URL('/contacts', url).href);
+  await page.fill('#f-name', 'Bob Builder');
+  await page.fill('#f-number', 'tel:+49-30-1234');
+  await page.click('#contact-form button[type=submit]');
+  await page.waitForSelector('#contact-list >> text=Bob Builder', { timeout: 10000 }).catch(() => {});
+  check('contact added', (await page.textContent('#contact-list'))?.includes('+49301234'));
+  await shot('07-contact-added');
+
+  // A wrong setting is refused with a message next to its field.
+  await page.goto(new URL('/settings', url).href);
+  await page.fill('#f-api\\.port', '70000');
+  await page.click('#sec-api button[type=submit]');
+  await page.waitForSelector('#err-api\\.port', { timeout: 10000 }).catch(() => {});
+  check('bad port refused next to the field', await page.isVisible('#err-api\\.port'));
+  await shot('08-settings-error');
+
+  // Small screens: every page readable at 360 px without sideways scrolling.
+  await page.setViewportSize({ width: 360, height: 740 });
+  for (const p of ['/', '/contacts', '/history', '/settings']) {
+    await page.goto(new URL(p, url).href);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    check('360 px wide ' + p, wide <= 362, 'scrollWidth ' + wide);
+    await shot('09-narrow' + (p === '/' ? '-phone' : p.replace('/', '-')));
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // German: the language setting changes every page at once.
+  await page.goto(new URL('/settings', url).href);
+  await page.selectOption('#f-appearance\\.language', 'de');
+  await Promise.all([
+    page.waitForEvent('load', { timeout: 10000 }).catch(() => {}),
+    page.click('#sec-appearance button[type=submit]'),
+  ]);
+  await page.waitForFunction(() => document.documentElement.lang === 'de', null, { timeout: 10000 }).catch(() => {});
+  check('settings page in German', (await page.textContent('main h1')) === 'Einstellungen', await page.textContent('main h1'));
+  await shot('10-settings-de');
+  await page.getByRole('navigation').getByRole('link', { name: 'Telefon', exact: true }).click();
+  await page.waitForSelector('text=Wahlwiederholung', { timeout: 10000 }).catch(() => {});
+  check('phone page in German', (await page.textContent('main h1')) === 'Telefon');
+  await shot('11-phone-de');
+
+  check('no script errors', errors.length === 0, errors.join(' | '));
+} catch (e) {
+  check('run', false, String(e?.stack ?? e));
+} finally {
+  await browser?.close().catch(() => {});
+  const code = await stop(app.proc);
+  check('binary stops cleanly on SIGINT', code === 0, 'exit ' + code + '\n' + app.log().slice(-2000));
+  rmSync(home, { recursive: true, force: true });
+}
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
