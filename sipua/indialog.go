@@ -3,9 +3,11 @@ package sipua
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
+	"github.com/icholy/digest"
 
 	"github.com/softphone/softphone/audio"
 )
@@ -57,20 +59,39 @@ func (c *call) tags() (callID, local, remote string) {
 }
 
 // request sends a request inside the dialog and waits for its final answer.
+// A 401/407 is answered once with digest credentials: sipgo leaves
+// challenges inside a dialog to us.
 func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byte, ctype string, hdrs ...sip.Header) (*sip.Response, error) {
 	if c.dlg == nil {
 		return nil, fmt.Errorf("%s: %w", method, ErrCallState)
 	}
-	req := sip.NewRequest(method, c.remoteTarget())
-	for _, h := range hdrs {
-		req.AppendHeader(h)
-	}
-	if ctype != "" {
-		req.AppendHeader(sip.NewHeader("Content-Type", ctype))
-	}
-	req.SetBody(body)
 	ctx, cancel := context.WithTimeout(ctx, inDialogTimeout)
 	defer cancel()
+	var auth sip.Header
+	for attempt := 0; ; attempt++ {
+		req := sip.NewRequest(method, c.remoteTarget())
+		for _, h := range hdrs {
+			req.AppendHeader(h)
+		}
+		if auth != nil {
+			req.AppendHeader(auth)
+		}
+		if ctype != "" {
+			req.AppendHeader(sip.NewHeader("Content-Type", ctype))
+		}
+		req.SetBody(body)
+		res, err := c.send(ctx, req)
+		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) {
+			return res, err
+		}
+		if auth, err = digestHeader(req, res, c.line.authUser(), c.line.password()); err != nil {
+			return res, nil
+		}
+	}
+}
+
+func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error) {
+	method := req.Method
 	tx, err := c.dlg.TransactionRequest(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -95,6 +116,29 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
+}
+
+// digestHeader answers a 401/407 challenge (RFC 3261 22.2, RFC 2617).
+func digestHeader(req *sip.Request, res *sip.Response, user, pass string) (sip.Header, error) {
+	chName, authName := "WWW-Authenticate", "Authorization"
+	if res.StatusCode == 407 {
+		chName, authName = "Proxy-Authenticate", "Proxy-Authorization"
+	}
+	h := res.GetHeader(chName)
+	if h == nil {
+		return nil, fmt.Errorf("%d without %s", res.StatusCode, chName)
+	}
+	chal, err := digest.ParseChallenge(h.Value())
+	if err != nil {
+		return nil, err
+	}
+	chal.Algorithm = strings.ToUpper(chal.Algorithm)
+	cred, err := digest.Digest(chal, digest.Options{Method: req.Method.String(), URI: req.Recipient.Addr(),
+		Username: user, Password: pass})
+	if err != nil {
+		return nil, err
+	}
+	return sip.NewHeader(authName, cred.String()), nil
 }
 
 // localSDP describes our side for an offer or answer.

@@ -35,12 +35,12 @@ type line struct {
 	done       chan struct{}
 }
 
-// serverAddr is where this account's requests go: the outbound proxy, else
-// the registrar, else the domain, with the account port (RFC 3263 defaults
-// when none).
-func serverAddr(a store.Account) (host string, port int) {
+// serverAddr is where this account's requests go: the outbound proxy when
+// set, else for REGISTER the registrar and for other requests the domain,
+// each with the account port (RFC 3263 defaults when none).
+func serverAddr(a store.Account, register bool) (host string, port int) {
 	raw := a.OutboundProxy
-	if raw == "" {
+	if raw == "" && register {
 		raw = a.Registrar
 	}
 	if raw == "" {
@@ -97,7 +97,7 @@ func newLine(p *Phone, a store.Account) (*line, error) {
 	if a.Transport == "" {
 		a.Transport = "udp"
 	}
-	host, port := serverAddr(a)
+	host, port := serverAddr(a, true)
 	if port == 0 {
 		port = defaultPort(a.Transport)
 	}
@@ -147,7 +147,7 @@ func (l *line) status() AccountStatus {
 // Route (RFC 3261 8.1.2).
 func (l *line) prepare(req *sip.Request) {
 	req.SetTransport(sipTransport(l.acc.Transport))
-	host, port := serverAddr(l.acc)
+	host, port := serverAddr(l.acc, req.Method == sip.REGISTER)
 	if port == 0 {
 		port = defaultPort(l.acc.Transport)
 	}

@@ -41,6 +41,9 @@ func New(cfg Config) (*Phone, error) {
 	if p.log == nil {
 		p.log = slog.Default()
 	}
+	if d, ok := cfg.DB.(*store.DB); ok && d == nil {
+		p.db = nil // a nil *store.DB in the interface: no history
+	}
 	p.log = p.log.With("part", "sipua")
 	if p.bus == nil {
 		p.bus = NewBus()

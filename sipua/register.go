@@ -123,7 +123,7 @@ func (l *line) sleep(ctx context.Context, d time.Duration) bool {
 // connection, on UDP from the listening socket, so NAT bindings stay.
 func (l *line) keepAlive() {
 	st := l.p.stack
-	host, port := serverAddr(l.acc)
+	host, port := serverAddr(l.acc, true)
 	if port == 0 {
 		port = defaultPort(l.acc.Transport)
 	}

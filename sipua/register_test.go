@@ -68,3 +68,22 @@ func TestRegisterDisableAndRemoveUnregister(t *testing.T) {
 		t.Fatal("removed account still listed")
 	}
 }
+
+func TestTestRegistration(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	acc := account(kam, "alice", "tcp")
+	p := startPhone(t, acc, "alicepw")
+	p.waitRegistered()
+	line, err := p.TestRegistration(bg, account(kam, "bob", "udp"), "bobpw")
+	if err != nil || line != "200 OK" {
+		t.Fatalf("good password: %q %v", line, err)
+	}
+	line, err = p.TestRegistration(bg, account(kam, "bob", "udp"), "nope")
+	if err == nil || line != "401 Unauthorized" {
+		t.Fatalf("bad password: %q %v", line, err)
+	}
+	// The real registration is untouched.
+	if st := p.Accounts()[0].State; st != RegRegistered || kam.Registered() != 1 {
+		t.Fatalf("state %s, %d contacts", st, kam.Registered())
+	}
+}
