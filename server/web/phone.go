@@ -4,6 +4,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/sipua"
+	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
 
@@ -17,6 +18,17 @@ func (s *Server) renderPhone(c fiber.Ctx, number string) error {
 	s.mu.Lock()
 	redial := s.redial
 	s.mu.Unlock()
+	if redial == "" && s.cfg.DB != nil {
+		// After a restart: the last number called out, from the history.
+		if hist, err := s.cfg.DB.ListHistory(c.Context(), store.HistoryFilter{Limit: 20}); err == nil {
+			for _, h := range hist {
+				if h.Direction == string(sipua.DirOut) && h.Number != "" {
+					redial = h.Number
+					break
+				}
+			}
+		}
+	}
 	d := views.PhoneData{Accounts: s.accountViews(), Number: number, Redial: redial, Hotkeys: st.Hotkeys, Audio: st.Audio}
 	return s.render(c, views.PhonePage(s.fullPage(c, "phone"), d))
 }

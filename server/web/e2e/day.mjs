@@ -1,7 +1,7 @@
 // End-to-end walk through the phone pages with the real binary in headless
 // Chromium (Debian's /usr/bin/chromium, driven by playwright-core).
 //
-//   node server/web/e2e/day.mjs <softphone binary> [screenshot folder]
+//   node server/web/e2e/day.mjs <softphone binary> [screenshot folder] [--full]
 //
 // It starts the binary with a fresh home (--home, --no-browser), opens the
 // printed link, walks every page (Phone, Contacts, History, Recordings,
@@ -10,13 +10,18 @@
 // German, and keeps a screenshot of each step in test-artifacts/ (or the
 // folder given). Run it inside `unshare -n` so Chromium's WebRTC stays on
 // loopback. Prints "N passed, N failed" and exits non-zero on a failure.
+// --full also switches on the local API in the Integration tab and checks
+// GET /accounts on its port, and sends a webhook test event to a receiver
+// started here (needs the real binary with the API and webhook sender).
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createServer } from 'node:http';
 
-const [binary, outArg] = process.argv.slice(2);
+const full = process.argv.includes('--full');
+const [binary, outArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!binary) {
   console.error('usage: node server/web/e2e/day.mjs <softphone binary> [screenshot folder]');
   process.exit(2);
@@ -138,6 +143,8 @@ try {
   check('bad port refused next to the field', await page.isVisible('#err-api\\.port'));
   await shot('08-settings-error');
 
+  if (full) await integration(page, shot);
+
   // Small screens: every page readable at 360 px without sideways scrolling.
   await page.setViewportSize({ width: 360, height: 740 });
   for (const p of ['/', '/contacts', '/history', '/settings']) {
@@ -174,3 +181,47 @@ try {
 }
 console.log(`e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
+
+// freePort asks the system for a free TCP port on loopback.
+function freePort() {
+  return new Promise((res) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => res(p)); });
+  });
+}
+
+// integration: the Integration tab switches on the local API at once, and a
+// webhook test event reaches a receiver and its answer is shown.
+async function integration(page, shot) {
+  const apiPort = await freePort();
+  await page.check('#sec-api input[name="api.enabled"]');
+  await page.fill('#f-api\\.port', String(apiPort));
+  await page.click('#sec-api button[type=submit]');
+  await page.waitForSelector('#sec-api [role=status]', { timeout: 10000 }).catch(() => {});
+  let status = 0;
+  for (let i = 0; i < 50 && status !== 200; i++) {
+    status = await fetch(`http://127.0.0.1:${apiPort}/accounts`).then((r) => r.status, () => 0);
+    if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+  }
+  check('local API answers GET /accounts on its port', status === 200, 'status ' + status);
+  await shot('08b-api-on');
+
+  const got = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => { got.push({ method: req.method, url: req.url, body }); res.writeHead(200, { 'Content-Type': 'text/plain' }); res.end('thanks'); });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+  await page.fill('#f-webhooks\\.url', hook);
+  await page.click('#sec-webhooks button[type=submit]');
+  await page.waitForSelector('#sec-webhooks [role=status]', { timeout: 10000 }).catch(() => {});
+  await page.click('#sec-webhook-test button[type=submit]');
+  await page.waitForSelector('#webhook-answer', { timeout: 15000 }).catch(() => {});
+  const shown = await page.textContent('#sec-webhook-test');
+  check('webhook test event reaches the receiver', got.length === 1, JSON.stringify(got));
+  check('the receiver\'s answer is shown', shown.includes('200') && shown.includes('thanks'), shown.slice(0, 200));
+  await shot('08c-webhook-test');
+  receiver.close();
+}
