@@ -31,6 +31,8 @@ type Phone struct {
 	selected string
 	stack    *stack
 	serving  bool
+	stackMu  sync.Mutex // held while the stack opens or closes
+	listen   string     // what the running stack listens on
 	wg       sync.WaitGroup
 }
 
@@ -79,16 +81,12 @@ func (p *Phone) Serve(ctx context.Context) error {
 	p.mu.Lock()
 	listen := p.settings.SIP.Listen
 	p.mu.Unlock()
-	if listen == "" {
-		listen = "0.0.0.0:5060"
-	}
-	st, err := startStack(ctx, listen, p.product, p.log)
+	p.stackMu.Lock()
+	err := p.openStack(ctx, listen)
+	p.stackMu.Unlock()
 	if err != nil {
 		return err
 	}
-	p.handle(st)
-	st.serve()
-
 	hctx, hcancel := context.WithCancel(context.Background())
 	hdone := make(chan struct{})
 	if p.db != nil {
@@ -103,50 +101,11 @@ func (p *Phone) Serve(ctx context.Context) error {
 		close(hdone)
 	}
 
-	p.mu.Lock()
-	p.stack = st
-	p.serving = true
-	_ = st.cas.set(caFiles(p.settings.Accounts))
-	for _, id := range p.order {
-		a := p.lines[id].acc
-		l, err := newLine(p, a)
-		if err != nil {
-			p.log.Error("account", "account", a.ID, "error", err)
-			continue
-		}
-		p.lines[id] = l
-		if a.Enabled {
-			l.start()
-		} else {
-			l.state = RegDisabled
-		}
-	}
-	p.mu.Unlock()
-
 	<-ctx.Done()
 
-	p.mu.Lock()
-	p.serving = false
-	calls := make([]*call, 0, len(p.calls))
-	for _, c := range p.calls {
-		calls = append(calls, c)
-	}
-	lines := make([]*line, 0, len(p.lines))
-	for _, l := range p.lines {
-		lines = append(lines, l)
-	}
-	p.mu.Unlock()
-	for _, c := range calls {
-		_ = c.hangup(context.Background(), ReasonLocalHangup)
-	}
-	var wg sync.WaitGroup
-	for _, l := range lines {
-		wg.Add(1)
-		go func() { defer wg.Done(); l.halt(RegUnregistered) }()
-	}
-	wg.Wait()
-	p.wg.Wait()
-	st.close()
+	p.stackMu.Lock()
+	p.closeStack()
+	p.stackMu.Unlock()
 	hcancel()
 	<-hdone
 	return nil
@@ -160,76 +119,6 @@ func caFiles(accs []store.Account) []string {
 		}
 	}
 	return out
-}
-
-// Apply takes new settings at once: accounts added, changed, removed,
-// enabled or disabled re-register or unregister; DND, auto-answer and the
-// selected account apply to the next call. A changed sip.listen takes effect
-// at the next start.
-func (p *Phone) Apply(s store.Settings) {
-	p.mu.Lock()
-	old := p.lines
-	p.settings = s
-	p.selected = s.SIP.SelectedAccount
-	if p.stack != nil {
-		if err := p.stack.cas.set(caFiles(s.Accounts)); err != nil {
-			p.log.Warn("tls ca files", "error", err)
-		}
-	}
-	keep := map[string]*line{}
-	var order []string
-	var starts []*line
-	var stops []func()
-	for _, a := range s.Accounts {
-		order = append(order, a.ID)
-		if l, ok := old[a.ID]; ok && l.acc == a {
-			keep[a.ID] = l
-			continue
-		}
-		if l, ok := old[a.ID]; ok {
-			final := RegUnregistered
-			if !a.Enabled {
-				final = RegDisabled
-			}
-			stops = append(stops, func() { l.halt(final) })
-		}
-		l, err := newLine(p, a)
-		if err != nil {
-			p.log.Error("account", "account", a.ID, "error", err)
-			continue
-		}
-		keep[a.ID] = l
-		if !a.Enabled {
-			l.state = RegDisabled
-		} else if p.serving {
-			starts = append(starts, l)
-		}
-	}
-	for id, l := range old {
-		if _, ok := keep[id]; !ok {
-			stops = append(stops, func() { l.halt(RegUnregistered) })
-		}
-	}
-	p.lines, p.order = keep, order
-	p.mu.Unlock()
-	// Old registrations end (unregister) before new ones start, so a changed
-	// account never has two bindings.
-	go func() {
-		var wg sync.WaitGroup
-		for _, f := range stops {
-			wg.Add(1)
-			go func() { defer wg.Done(); f() }()
-		}
-		wg.Wait()
-		for _, l := range starts {
-			p.mu.Lock()
-			current := p.lines[l.acc.ID] == l && p.serving
-			p.mu.Unlock()
-			if current {
-				l.start()
-			}
-		}
-	}()
 }
 
 // Accounts lists the accounts with their registration states, in settings order.

@@ -87,3 +87,23 @@ func TestTestRegistration(t *testing.T) {
 		t.Fatalf("state %s, %d contacts", st, kam.Registered())
 	}
 }
+
+// TestApplyMovesListener: a new sip.listen moves the listener and the
+// line registers again with the new Contact.
+func TestApplyMovesListener(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	p := startPhone(t, account(kam, "alice", "udp"), "alicepw")
+	p.waitRegistered()
+	oldPort := p.stackPort()
+	newPort := testpeer.FreeSIPPort(t)
+	s := p.settingsNow()
+	s.SIP.Listen = "127.0.0.1:" + itoa(newPort)
+	p.Apply(s)
+	p.waitRegistered()
+	if got := p.stackPort(); got != newPort || got == oldPort {
+		t.Fatalf("listening on %d, want %d", got, newPort)
+	}
+	if c := p.Accounts()[0]; c.State != RegRegistered {
+		t.Fatalf("%+v", c)
+	}
+}
