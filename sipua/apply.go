@@ -90,7 +90,6 @@ func (p *Phone) Apply(s store.Settings) {
 	}()
 }
 
-
 func listenAddr(s string) string {
 	if s == "" {
 		return "0.0.0.0:5060"
