@@ -192,6 +192,13 @@ func TestCORS(t *testing.T) {
 	if r.status != 201 || r.header.Get("Access-Control-Allow-Origin") != "http://crm.example" {
 		t.Fatalf("POST: %d %v", r.status, r.header)
 	}
+	// A write that needs the token passes its preflight too (the preflight
+	// cannot carry the token).
+	delPre := []string{"Origin: http://crm.example", "Access-Control-Request-Method: DELETE", "Access-Control-Request-Headers: authorization"}
+	if r := do(t, "OPTIONS", e.base+"/contacts/"+unknownUUID, "", delPre...); r.status != 204 ||
+		!strings.Contains(r.header.Get("Access-Control-Allow-Methods"), "DELETE") {
+		t.Errorf("preflight of a write: %d %v", r.status, r.header)
+	}
 	if r := do(t, "OPTIONS", e.base+"/nope", "", pre...); r.status != 404 {
 		t.Errorf("preflight of an unknown path: %d", r.status)
 	}

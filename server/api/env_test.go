@@ -30,7 +30,7 @@ const (
 // real settings and secrets files, a real bus and counters; only the SIP
 // phone is a fake.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	home  string
 	set   *store.SettingsStore
 	db    *store.DB
@@ -55,7 +55,7 @@ func freePort(t testing.TB) int {
 }
 
 // newEnv starts an API switched on with two accounts; edit adjusts the settings.
-func newEnv(t *testing.T, edit ...func(*store.Settings)) *env {
+func newEnv(t testing.TB, edit ...func(*store.Settings)) *env {
 	t.Helper()
 	e := &env{t: t, home: t.TempDir(), bus: sipua.NewBus(), met: metrics.New()}
 	var err error

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/store"
@@ -82,6 +84,12 @@ func (s *Server) listHistory(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	key := strconv.Itoa(limit) + "/" + strconv.FormatBool(missed) + "/" + strconv.FormatBool(declined)
+	if body, ok := s.hist.get(key); ok {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(body)
+	}
+	started := time.Now()
 	// Open entries (calls in progress) are skipped: fetch a few more. The
 	// store keeps either kind when missed and declined are both set.
 	entries, err := s.cfg.DB.ListHistory(c.Context(), store.HistoryFilter{
@@ -98,7 +106,13 @@ func (s *Server) listHistory(c fiber.Ctx) error {
 			out = append(out, toHistoryJSON(h))
 		}
 	}
-	return c.JSON(out)
+	body, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	s.hist.put(key, body, started)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(body)
 }
 
 func (s *Server) historyEntry(c fiber.Ctx) (store.HistoryEntry, error) {
@@ -133,6 +147,7 @@ func (s *Server) patchHistory(c fiber.Ctx) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
+	defer s.hist.changed()
 	if b.Note != nil {
 		if err := s.cfg.DB.SetHistoryNote(c.Context(), h.ID, *b.Note); err != nil {
 			return storeError(err)

@@ -40,6 +40,7 @@ type Server struct {
 	kick   chan struct{}                  // settings changed
 	events *backlog                       // call events for /events
 	idem   *idempotency                   // Idempotency-Key of POST /calls
+	hist   *histCache                     // answers of GET /history
 	tok    tokenCache
 
 	routeTable []route
@@ -70,7 +71,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("part", "api"),
 		kick: make(chan struct{}, 1), events: newBacklog(backlogSize),
-		idem: newIdempotency(idempotencyWindow)}
+		idem: newIdempotency(idempotencyWindow), hist: newHistCache()}
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
 	s.routeTable = s.routes()
@@ -120,7 +121,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 }
 
-// follow feeds the /events backlog.
+// follow feeds the /events backlog and drops kept /history answers.
 func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 	for {
 		select {
@@ -132,6 +133,7 @@ func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 			}
 			switch e.Kind {
 			case sipua.EventCallStarted, sipua.EventCallStateChanged, sipua.EventCallEnded:
+				s.hist.changed()
 				s.events.add(e)
 			}
 		}
