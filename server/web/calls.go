@@ -91,15 +91,19 @@ func (s *Server) acted(c fiber.Ctx, err error) error {
 	return ok(c)
 }
 
-// selectAccount is POST /accounts/:id/select: the line calls go out on.
+// selectAccount is POST /accounts/:id/select: the line calls go out on. The
+// phone takes it at once; the settings keep it (sip.selected_account).
 func (s *Server) selectAccount(c fiber.Ctx) error {
 	id := c.Params("id")
-	var err error
-	if s.cfg.Phone != nil {
-		err = s.cfg.Phone.SelectAccount(id)
-	} else {
-		_, err = s.cfg.Settings.Update(func(st *store.Settings) error { st.SIP.SelectedAccount = id; return nil })
+	if !s.knownAccount(id) {
+		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.noaccount"))
 	}
+	if s.cfg.Phone != nil {
+		if err := s.cfg.Phone.SelectAccount(id); err != nil {
+			return s.acted(c, err)
+		}
+	}
+	_, err := s.cfg.Settings.Update(func(st *store.Settings) error { st.SIP.SelectedAccount = id; return nil })
 	return s.acted(c, err)
 }
 

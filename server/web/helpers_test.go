@@ -103,7 +103,11 @@ func newRig(t *testing.T, mod func(*Config)) *rig {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	if _, err := st.Update(func(s *store.Settings) error { s.UI.Port = port; return nil }); err != nil {
+	if _, err := st.Update(func(s *store.Settings) error {
+		s.UI.Port = port
+		s.Accounts = []store.Account{{ID: "a1", Name: "Alice line", Username: "alice", Domain: "pbx.test", Transport: "udp", Enabled: true}}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	ph := &testPhone{accounts: []AccountStatus{{Account: store.Account{ID: "a1", Name: "Alice line", Username: "alice", Domain: "pbx.test", Enabled: true}, State: "registered"}}}

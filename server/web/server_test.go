@@ -144,6 +144,7 @@ func TestCallActionsReachThePhone(t *testing.T) {
 		{"/calls/c1/record", "", "record c1"},
 		{"/calls/c1/hangup", "", "hangup c1"},
 		{"/accounts/a1/select", "", "select a1"},
+		{"/calls/conference", "", "conference "},
 	} {
 		v, _ := url.ParseQuery(tc.form)
 		res, _ := r.form(tc.path, v)
@@ -155,6 +156,9 @@ func TestCallActionsReachThePhone(t *testing.T) {
 		if got[len(got)-1] != tc.want {
 			t.Errorf("%s: phone got %q, want %q", tc.path, got[len(got)-1], tc.want)
 		}
+	}
+	if got := r.st.Get().SIP.SelectedAccount; got != "a1" {
+		t.Errorf("selected account not kept: %q", got)
 	}
 	// A phone error comes back as a message for the alert area.
 	res, body := r.form("/calls/gone/hangup", nil)
