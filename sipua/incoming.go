@@ -74,19 +74,21 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 // onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.
 func (c *call) onRing(req *sip.Request, replaced *call) {
 	s := c.p.settingsNow().SIP
-	c.begin(StateRingingIn)
 	if s.DoNotDisturb && replaced == nil {
+		c.begin(StateRingingIn)
 		c.decline(486, "Busy Here")
 		return
 	}
-	if err := c.in.Respond(180, "Ringing", nil); err != nil {
+	err := c.in.Respond(180, "Ringing", nil)
+	// The name from contacts goes into call-started; 180 is out already.
+	if name := c.p.contactName(c.c.Number); name != "" {
+		c.c.Name = name
+	}
+	c.begin(StateRingingIn)
+	if err != nil {
 		c.closeFinal()
 		c.end(ReasonCancelled, OutcomeMissed)
 		return
-	}
-	if name := c.p.contactName(c.c.Number); name != "" {
-		c.c.Name = name
-		c.publish(EventCallUpdated)
 	}
 	go c.watchRinging()
 	switch {

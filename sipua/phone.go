@@ -182,7 +182,9 @@ func (p *Phone) Calls() []Call {
 	p.mu.Lock()
 	out := make([]Call, 0, len(p.calls))
 	for _, c := range p.calls {
-		out = append(out, c.snapshot())
+		if s := c.snapshot(); s.State != 0 { // 0: not yet announced
+			out = append(out, s)
+		}
 	}
 	p.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
@@ -195,7 +197,8 @@ func (p *Phone) Call(id string) (Call, bool) {
 	if err != nil {
 		return Call{}, false
 	}
-	return c.snapshot(), true
+	s := c.snapshot()
+	return s, s.State != 0
 }
 
 func (p *Phone) get(id string) (*call, error) {
