@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net"
 	"slices"
 	"strings"
@@ -226,4 +227,33 @@ func TestCountersRise(t *testing.T) {
 	if !strings.Contains(m, "api_requests_refused_total 3") || !strings.Contains(m, "# HELP api_requests_total") {
 		t.Errorf("metrics: %s", m)
 	}
+}
+
+// Calls placed and controlled through the API show in /metrics (the
+// counters follow the bus, as in the binary).
+func TestCallCountersThroughAPI(t *testing.T) {
+	e := newEnv(t)
+	sub := e.bus.Subscribe(64, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	go e.met.Consume(ctx, sub)
+	t.Cleanup(func() { cancel(); sub.Close() })
+
+	var nc struct{ ID string }
+	e.post("/calls", `{"number":"100"}`).json(t, &nc)
+	e.post("/calls/"+nc.ID+"/hangup", "")
+	in := e.phone.ring("200")
+	e.post("/calls/"+in.ID+"/answer", "")
+	e.post("/calls/"+in.ID+"/hold", "")
+	e.post("/calls/"+in.ID+"/resume", "")
+	e.post("/calls/"+in.ID+"/hangup", "")
+	want := []string{"calls_outgoing_total 1", "calls_incoming_total 1", "calls_answered_total 1", "calls_missed_total 1"}
+	waitFor(t, func() bool {
+		m := string(e.get("/metrics").body)
+		for _, w := range want {
+			if !strings.Contains(m, "\n"+w+"\n") {
+				return false
+			}
+		}
+		return true
+	})
 }
