@@ -49,3 +49,21 @@ func TestEveryKeyTranslated(t *testing.T) {
 		t.Fatal("lookup")
 	}
 }
+
+// Every label handed to a form field has text.
+func TestFieldLabelsTranslated(t *testing.T) {
+	re := regexp.MustCompile(`@(?:textField|inputField|selectField|secretField|checkField)\(p\.L, "[^"]*", "([^"]+)"|@sectionForm\(p, d, "[^"]*", "([^"]+)"`)
+	files, _ := filepath.Glob("*.templ")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			key := m[1] + m[2]
+			if _, ok := en[key]; !ok {
+				t.Errorf("%s: label %q has no text", f, key)
+			}
+		}
+	}
+}

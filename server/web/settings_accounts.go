@@ -150,25 +150,15 @@ func (s *Server) webhookTest(c fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.Context(), 20*time.Second)
 	defer cancel()
 	status, body, err := s.cfg.WebhookTest(ctx)
-	switch {
-	case err != nil:
+	if err != nil {
 		d.WebhookTestErr = err.Error()
-	default:
+	} else {
 		if len(body) > 2000 {
 			body = body[:2000] + "…"
 		}
 		d.WebhookTest = strconv.Itoa(status) + "\n" + body
 	}
-	d = refreshSaved(s, c, d)
-	d.WebhookTestErr = errText(err)
 	return s.renderSettings(c, d, fiber.StatusOK)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // webhookResend is POST /settings/webhooks/resend/:id.

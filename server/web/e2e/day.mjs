@@ -110,6 +110,15 @@ try {
   const dialed = await page.evaluate(() => ({ call: !!document.querySelector('#calls [data-call-id]'), flash: document.querySelector('#flash')?.textContent?.trim() }));
   check('dialling shows the call or a reason', dialed.call || !!dialed.flash, JSON.stringify(dialed));
   await shot('01b-dialled');
+  if (dialed.call) {
+    // Hotkeys (defaults Alt+P hold, Alt+H hang up) act on the call.
+    await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 }).catch(() => {});
+    await page.locator('main h1').click();
+    await page.keyboard.press('Alt+P');
+    await page.waitForSelector('#calls [data-state="hold"]', { timeout: 10000 }).catch(() => {});
+    check('hotkey holds the call', await page.isVisible('#calls [data-state="hold"]'));
+    await shot('01c-held');
+  }
   const hang = await page.$('#calls [data-action="hangup"]');
   if (hang) {
     await hang.click();
