@@ -484,6 +484,14 @@
       navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
     });
     document.addEventListener("htmx:afterSettle", () => void devices());
+    document.body.addEventListener("dialed", () => {
+      const num = $("#number");
+      const btn = $("#redial");
+      if (num && btn && num.value.trim()) {
+        btn.dataset.redial = num.value.trim();
+        btn.disabled = false;
+      }
+    });
     document.addEventListener("pointerdown", () => {
       void audio.ctx?.resume();
       if ("Notification" in window && Notification.permission === "default") void Notification.requestPermission();

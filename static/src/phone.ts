@@ -147,6 +147,12 @@ function start(): void {
     navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
   });
   document.addEventListener('htmx:afterSettle', () => void devices());
+  // After a call goes out (HX-Trigger "dialed"), Redial offers that number.
+  document.body.addEventListener('dialed', () => {
+    const num = $('#number') as HTMLInputElement | null;
+    const btn = $('#redial') as HTMLButtonElement | null;
+    if (num && btn && num.value.trim()) { btn.dataset.redial = num.value.trim(); btn.disabled = false; }
+  });
   // A click anywhere lets audio start (autoplay rules) and asks for notifications once.
   document.addEventListener('pointerdown', () => {
     void audio.ctx?.resume();
