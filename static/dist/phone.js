@@ -484,6 +484,10 @@
       navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
     });
     document.addEventListener("htmx:afterSettle", () => void devices());
+    document.addEventListener("htmx:beforeRequest", () => {
+      const f = $("#flash");
+      if (f) setText(f, "");
+    });
     document.body.addEventListener("dialed", () => {
       const num = $("#number");
       const btn = $("#redial");

@@ -147,6 +147,8 @@ function start(): void {
     navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
   });
   document.addEventListener('htmx:afterSettle', () => void devices());
+  // A new action clears the message of the last one that failed.
+  document.addEventListener('htmx:beforeRequest', () => { const f = $('#flash'); if (f) setText(f, ''); });
   // After a call goes out (HX-Trigger "dialed"), Redial offers that number.
   document.body.addEventListener('dialed', () => {
     const num = $('#number') as HTMLInputElement | null;
