@@ -18,10 +18,9 @@ type sseEvent struct {
 
 // sseClient reads an event stream line by line.
 type sseClient struct {
-	t    *testing.T
-	res  *http.Response
-	rd   *bufio.Reader
-	errc chan error
+	t   *testing.T
+	res *http.Response
+	rd  *bufio.Reader
 }
 
 func openEvents(t *testing.T, e *env, hdr ...string) *sseClient {

@@ -12,7 +12,6 @@ const idempotencyWindow = 10 * time.Minute
 type idemEntry struct {
 	once sync.Mutex // held while the first request dials
 	id   string
-	err  error
 	done bool
 	at   time.Time
 }
