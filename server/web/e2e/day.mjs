@@ -1,7 +1,7 @@
 // End-to-end walk through the phone pages with the real binary in headless
 // Chromium (Debian's /usr/bin/chromium, driven by playwright-core).
 //
-//   node server/web/e2e/day.mjs <softphone binary> [screenshot folder] [--full]
+//   node server/web/e2e/day.mjs <softphone binary> [screenshot folder] [--full] [--day]
 //
 // It starts the binary with a fresh home (--home, --no-browser), opens the
 // printed link, walks every page (Phone, Contacts, History, Recordings,
@@ -13,6 +13,11 @@
 // --full also switches on the local API in the Integration tab and checks
 // GET /accounts on its port, and sends a webhook test event to a receiver
 // started here (needs the real binary with the API and webhook sender).
+// --day also runs a working day against real peers (kamailio, baresip, sox):
+// an account added in the settings registers, a call to baresip from the dial
+// pad is heard (the speaker meter moves with its tone), hold, resume, DTMF,
+// hang up, the history entry is tagged and noted, and an incoming call is
+// answered with a click.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -21,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 
 const full = process.argv.includes('--full');
+const dayRun = process.argv.includes('--day');
 const [binary, outArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!binary) {
   console.error('usage: node server/web/e2e/day.mjs <softphone binary> [screenshot folder]');
@@ -153,6 +159,7 @@ try {
   await shot('08-settings-error');
 
   if (full) await integration(page, shot);
+  if (dayRun) await (await import('./workday.mjs')).workday(page, shot, url, check);
 
   // Small screens: every page readable at 360 px without sideways scrolling.
   await page.setViewportSize({ width: 360, height: 740 });
