@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -21,6 +22,7 @@ type Bridge struct {
 	eng  *Engine
 	api  *webrtc.API
 	done chan struct{}
+	wake chan struct{} // audio queued for the mix
 	wg   sync.WaitGroup
 
 	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64 // packets, for tests and figures
@@ -61,9 +63,13 @@ func newBridge(e *Engine) (*Bridge, error) {
 	se.SetLite(true)
 	se.SetICETimeouts(5*time.Second, 15*time.Second, 2*time.Second)
 	b := &Bridge{
-		eng:   e,
-		api:   webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)),
+		eng: e,
+		// No interceptors (NACK, TWCC, stats, reports): audio over loopback
+		// needs none of them, and they cost more CPU than the forwarding.
+		api: webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se),
+			webrtc.WithInterceptorRegistry(&interceptor.Registry{})),
 		done:  make(chan struct{}),
+		wake:  make(chan struct{}, 1),
 		tabs:  map[string]*tab{},
 		fifos: map[*Session]*fifo{},
 		frame: make([]int16, frameLen),

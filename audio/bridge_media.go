@@ -119,6 +119,10 @@ func (b *Bridge) pushPCM(s *Session, pcm []int16) {
 	}
 	b.mu.Unlock()
 	f.push(pcm)
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (b *Bridge) forget(s *Session) {
@@ -129,22 +133,36 @@ func (b *Bridge) forget(s *Session) {
 
 // mixLoop sends the tab, every 20 ms, the sum of the calls it hears when
 // their packets cannot be passed through (another codec, several calls, a
-// conference), encoded in the tab's codec.
+// conference), encoded in the tab's codec. It sleeps while nothing is
+// queued (pushPCM wakes it), so an idle phone costs no wake-ups.
 func (b *Bridge) mixLoop() {
 	defer b.wg.Done()
-	tk := time.NewTicker(frameMs * time.Millisecond)
-	defer tk.Stop()
 	for {
 		select {
 		case <-b.done:
 			return
-		case now := <-tk.C:
-			b.mixTick(now)
+		case <-b.wake:
 		}
+		tk := time.NewTicker(frameMs * time.Millisecond)
+		for idle := 0; idle < 10; {
+			select {
+			case <-b.done:
+				tk.Stop()
+				return
+			case now := <-tk.C:
+				if b.mixTick(now) {
+					idle = 0
+				} else {
+					idle++
+				}
+			}
+		}
+		tk.Stop()
 	}
 }
 
-func (b *Bridge) mixTick(now time.Time) {
+// mixTick reports whether any audio was queued.
+func (b *Bridge) mixTick(now time.Time) bool {
 	t := b.holder()
 	b.mu.Lock()
 	fifos := make([]*fifo, 0, len(b.fifos))
@@ -156,7 +174,7 @@ func (b *Bridge) mixTick(now time.Time) {
 		for _, f := range fifos {
 			f.reset()
 		}
-		return
+		return false
 	}
 	frame := b.frame
 	clear(frame)
@@ -167,25 +185,25 @@ func (b *Bridge) mixTick(now time.Time) {
 		}
 	}
 	if !any {
-		return
+		return false
 	}
 	t.mu.Lock()
 	if now.Sub(t.lastPass) < passHold {
 		t.mu.Unlock()
-		return
+		return true
 	}
 	if t.enc == nil {
 		enc, err := newEncoder(t.codec)
 		if err != nil {
 			t.mu.Unlock()
-			return
+			return true
 		}
 		t.enc = enc
 	}
 	n, err := t.enc.encode(frame, t.payload)
 	if err != nil {
 		t.mu.Unlock()
-		return
+		return true
 	}
 	seq, ts, marker := t.out.gen(frameUnits(t.codec), now)
 	payload := append([]byte(nil), t.payload[:n]...)
@@ -193,4 +211,5 @@ func (b *Bridge) mixTick(now time.Time) {
 	t.mu.Unlock()
 	write(track, payload, marker, seq, ts)
 	b.mixedDown.Add(1)
+	return true
 }

@@ -49,7 +49,9 @@ type Session struct {
 	inConf     *conference
 	rec        *recorder
 	rtt        float64
-	frame      []int16 // ticker scratch
+	timer      *time.Timer // the send loop's; armed only when there is sending to do
+	next       time.Time   // when the next 20 ms frame is due
+	frame      []int16     // ticker scratch
 	payload    []byte
 
 	tap func(pcm []int16) // tests: decoded far-end audio
@@ -69,8 +71,10 @@ func (e *Engine) NewSession(cfg SessionConfig) (*Session, error) {
 		done:    make(chan struct{}),
 		out:     rewriter{seq: uint16(rand.Uint32()), ts: rand.Uint32()},
 		frame:   make([]int16, frameLen),
+		timer:   time.NewTimer(time.Hour),
 		payload: make([]byte, 1500),
 	}
+	s.timer.Stop()
 	e.add(s)
 	s.wg.Add(3)
 	go s.readLoop()
@@ -110,6 +114,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 	s.remote = remote
 	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
+	s.armLocked(0)
 	return nil
 }
 
@@ -120,6 +125,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 func (s *Session) SetDirection(d Direction) {
 	s.mu.Lock()
 	s.dir = d
+	s.armLocked(0)
 	s.mu.Unlock()
 	s.mic.reset()
 }

@@ -14,29 +14,41 @@ const passHold = 3 * frameMs * time.Millisecond
 // packets are being passed through: the microphone (decoded), the other
 // conference parties, or silence, so the stream never stops while the
 // direction allows sending (NAT bindings and RTP timeouts stay happy).
+// It runs on a timer that is only armed when there is something to send:
+// an idle or passed-through session costs no wake-ups.
 func (s *Session) sendLoop() {
 	defer s.wg.Done()
-	t := time.NewTicker(frameMs * time.Millisecond)
-	defer t.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
-		case now := <-t.C:
+		case now := <-s.timer.C:
 			s.tick(now)
 		}
 	}
 }
 
+// armLocked schedules the next tick after d; s.mu is held.
+func (s *Session) armLocked(d time.Duration) { s.timer.Reset(max(d, 0)) }
+
 func (s *Session) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started || s.closed || s.dtmfBusy || !(s.dir == SendRecv || s.dir == SendOnly) {
+		s.next = time.Time{}
+		return // Start, SetDirection and the end of a digit arm the timer again
+	}
+	if since := now.Sub(s.lastPass); since < passHold {
+		s.next = time.Time{}
+		s.armLocked(passHold - since)
 		return
 	}
-	if now.Sub(s.lastPass) < passHold {
-		return
+	// 20 ms steps on the wall clock, so the rate does not drift.
+	if s.next.IsZero() || now.Sub(s.next) > 5*frameMs*time.Millisecond {
+		s.next = now
 	}
+	s.next = s.next.Add(frameMs * time.Millisecond)
+	s.armLocked(time.Until(s.next))
 	frame := s.frame
 	clear(frame)
 	if s.dir == SendRecv {
@@ -85,6 +97,7 @@ func (s *Session) passUp(p *rtp.Packet, codec Codec, now time.Time) bool {
 	seq, ts, marker := s.out.pass(p.SSRC, p.SequenceNumber, p.Timestamp, frameUnits(s.codec), now)
 	s.writeLocked(s.codec.PT, seq, ts, marker || p.Marker, p.Payload)
 	s.lastPass = now
+	s.armLocked(passHold) // the silence filler waits while the tab talks
 	return true
 }
 
@@ -180,6 +193,7 @@ func (s *Session) SendDTMF(digit byte) error {
 	s.out.seq, s.out.ts, s.out.lastDur, s.out.lastWall = seq, ts, uint32(ev.duration), time.Now()
 	s.out.srcSet = false
 	s.dtmfBusy = false
+	s.armLocked(0)
 	s.mu.Unlock()
 	if s.isClosed() {
 		return fmt.Errorf("send DTMF: %w", ErrClosed)
