@@ -38,8 +38,20 @@ func TestKeyOnceCookieFlagsAndNoDataWithoutSession(t *testing.T) {
 			t.Fatalf("%s without session: %d %q", p, res.StatusCode, body)
 		}
 	}
+	// Nor does a change go through without a session, even with a good Origin.
+	res, _ := r.do("POST", "/calls", strings.NewReader("number=1"), map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "Origin": r.origin, "Sec-Fetch-Site": "same-origin"})
+	if res.StatusCode != http.StatusUnauthorized || len(r.phone.commands()) != 0 {
+		t.Fatalf("POST without session: %d", res.StatusCode)
+	}
+	// Static files and the service worker hold no data and need no session.
+	for _, p := range []string{"/static/css/app.css", "/static/dist/phone.js", "/static/vendor/htmx.min.js", "/static/vendor/sse.js", "/sw.js"} {
+		if res, _ := r.do("GET", p, nil, nil); res.StatusCode != 200 {
+			t.Errorf("%s: %d", p, res.StatusCode)
+		}
+	}
 	u, _ := url.Parse(r.url)
-	res, _ := r.do("GET", u.RequestURI(), nil, nil)
+	res, _ = r.do("GET", u.RequestURI(), nil, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
 		t.Fatalf("key: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
