@@ -47,6 +47,7 @@ var de2 = map[string]string{
 	"startup.links":         "Dieses Telefon öffnet tel:-, sip:- und callto:-Links auf diesem Desktop",
 	"startup.links.done":    "Link-Handler nach %s geschrieben.",
 	"hotkeys.hint":          "Kombinationen wie Alt+A oder Ctrl+Shift+H; leer für keine. Sie wirken, solange eine Telefonseite den Fokus hat.",
+	"diagnostics.trace":     "SIP-Mitschnitt der letzten Nachrichten herunterladen",
 	"diagnostics.log_level": "Protokollstufe",
 	"recording.mode":        "Gespräche aufnehmen", "recording.mode.none": "nie", "recording.mode.all": "alle Gespräche",
 	"recording.mode.on-demand": "wenn ich Aufnehmen drücke", "transcription.recogniser": "Transkription",

@@ -47,6 +47,7 @@ var en2 = map[string]string{
 	"startup.links":         "Make this phone the handler of tel:, sip: and callto: links on this desktop",
 	"startup.links.done":    "Link handler written to %s.",
 	"hotkeys.hint":          "Combinations like Alt+A or Ctrl+Shift+H; empty for none. They work while a phone page has the focus.",
+	"diagnostics.trace":     "Download the SIP trace of recent messages",
 	"diagnostics.log_level": "Log level",
 	"recording.mode":        "Record calls", "recording.mode.none": "never", "recording.mode.all": "all calls",
 	"recording.mode.on-demand": "when I press Record", "transcription.recogniser": "Transcription",

@@ -91,5 +91,6 @@ type SettingsData struct {
 	EditTax  store.TaxonomyEntry
 	// Startup
 	DesktopEntry string // path written by "handle tel: links"
+	SIPTrace     bool   // the phone offers a SIP trace to download
 	Fallback     bool
 }

@@ -47,6 +47,7 @@ func (s *Server) routes() {
 	a.Post("/settings/taxonomy/:code/retire", s.retireTaxonomy)
 	a.Post("/settings/:section", s.saveSection)
 	a.Get("/recordings", s.recordingsPage)
+	a.Get("/diagnostics/sip-trace.txt", s.sipTrace)
 	a.Post("/audio", s.audioPref)
 	a.Post("/appearance/theme", s.themePref)
 }

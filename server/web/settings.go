@@ -50,6 +50,7 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 	if s.cfg.API != nil {
 		d.APIAddr = s.cfg.API.Addr()
 	}
+	d.SIPTrace = s.tracer() != nil
 	if s.cfg.Webhooks != nil {
 		if dl, err := s.cfg.Webhooks.Deliveries(c.Context(), 20); err == nil {
 			d.Deliveries = dl

@@ -73,3 +73,28 @@ func TestAccountDeleteAndSecretsClear(t *testing.T) {
 		t.Fatalf("account or its password left: %d %v", n, sec.Has("account:a1"))
 	}
 }
+
+// tracingPhone is a phone that keeps a SIP trace.
+type tracingPhone struct{ *testPhone }
+
+func (tracingPhone) SIPTrace() string { return "REGISTER sip:pbx.test SIP/2.0\r\n" }
+
+func TestSIPTraceDownloadOnlyWhenOffered(t *testing.T) {
+	r := newRig(t, nil)
+	r.login()
+	if res, _ := r.do("GET", "/diagnostics/sip-trace.txt", nil, nil); res.StatusCode != 404 {
+		t.Fatalf("without a trace: %d", res.StatusCode)
+	}
+	if _, body := r.do("GET", "/settings", nil, nil); strings.Contains(body, "sip-trace.txt") {
+		t.Fatal("download offered without a trace")
+	}
+	r2 := newRig(t, func(c *Config) { c.Phone = tracingPhone{&testPhone{}} })
+	r2.login()
+	res, body := r2.do("GET", "/diagnostics/sip-trace.txt", nil, nil)
+	if res.StatusCode != 200 || !strings.Contains(body, "REGISTER") || !strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("trace: %d", res.StatusCode)
+	}
+	if _, body := r2.do("GET", "/settings", nil, nil); !strings.Contains(body, "sip-trace.txt") {
+		t.Fatal("download not offered")
+	}
+}
