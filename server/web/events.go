@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +18,7 @@ const heartbeat = 20 * time.Second
 
 // events is the live stream of a page (htmx sse extension): "calls",
 // "accounts" and "audio" events, each the HTML of that part, sent at once and
-// again on every change.
+// again on every change; and "history" when a call has ended.
 func (s *Server) events(c fiber.Ctx) error {
 	c.Set("Content-Type", "text/event-stream")
 	c.Set("Cache-Control", "no-store")
@@ -31,9 +32,17 @@ func (s *Server) events(c fiber.Ctx) error {
 		}
 		t := time.NewTicker(heartbeat)
 		defer t.Stop()
+		ended := s.hub.endedCount()
 		for {
 			if err := s.writeState(w); err != nil {
 				return
+			}
+			// A call ended: open history pages fetch their list again.
+			if n := s.hub.endedCount(); n != ended {
+				ended = n
+				if writeEvent(w, "history", strconv.FormatUint(n, 10)) != nil || w.Flush() != nil {
+					return
+				}
 			}
 			select {
 			case <-s.hub.done:

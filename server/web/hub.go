@@ -15,6 +15,7 @@ type hub struct {
 	clients map[chan struct{}]struct{}
 	done    chan struct{}
 	digits  map[string]string // call id -> DTMF received on it
+	ended   uint64            // calls ended so far: the history has news
 }
 
 func newHub() *hub {
@@ -57,7 +58,14 @@ func (h *hub) note(e sipua.Event) {
 		h.digits[e.Call.ID] = d
 	case sipua.EventCallEnded:
 		delete(h.digits, e.Call.ID)
+		h.ended++
 	}
+}
+
+func (h *hub) endedCount() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ended
 }
 
 func (h *hub) received(id string) string {

@@ -212,6 +212,9 @@ func TestEventsStreamCallsAndShutdown(t *testing.T) {
 	// A DTMF digit received on the call shows up on the next update.
 	r.bus.Publish(sipua.Event{Kind: sipua.EventDTMF, Call: sipua.Call{ID: "c9"}, Digit: "7"})
 	waitEvent("<output>7</output>")
+	// A call that ends tells history pages to fetch their list again.
+	r.bus.Publish(sipua.Event{Kind: sipua.EventCallEnded, Call: sipua.Call{ID: "c9"}})
+	waitEvent("event: history")
 	// Shutdown ends the stream and frees the port.
 	r.stop()
 	r.stop = func() {}
