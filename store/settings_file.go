@@ -83,6 +83,14 @@ func ParseSettings(b []byte) (Settings, error) {
 		return Settings{}, err
 	}
 	s.StripSaved()
+	s.normalize()
+	return s, nil
+}
+
+// normalize fills what may be left out: an account's transport (udp) and
+// expiry (3600 s), and turns null lists into empty ones, so GET /settings
+// shows [] rather than null.
+func (s *Settings) normalize() {
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
 		if a.Transport == "" {
@@ -92,12 +100,6 @@ func ParseSettings(b []byte) (Settings, error) {
 			a.ExpiryS = DefaultAccountExpiryS
 		}
 	}
-	s.nonNilLists()
-	return s, nil
-}
-
-// nonNilLists turns null lists into empty ones, so GET /settings shows [].
-func (s *Settings) nonNilLists() {
 	for _, p := range []*[]string{&s.API.Disabled, &s.API.AllowedOrigins, &s.Webhooks.Silenced, &s.Audio.Codecs} {
 		if *p == nil {
 			*p = []string{}
@@ -108,16 +110,16 @@ func (s *Settings) nonNilLists() {
 	}
 }
 
-// SaveSettings validates s and writes it to path atomically (a temporary
+// SaveSettings fills left-out account fields (see normalize), validates s and writes it to path atomically (a temporary
 // file in the same folder, fsync, rename, fsync of the folder), mode 0600.
 // The *_saved fields are never written.
 func SaveSettings(path string, s Settings) error {
+	s = s.Clone()
+	s.normalize()
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSettings, path, err)
 	}
-	s = s.Clone()
 	s.StripSaved()
-	s.nonNilLists()
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save settings %s: %w", path, err)

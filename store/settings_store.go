@@ -55,7 +55,7 @@ func (s *SettingsStore) Update(fn func(*Settings) error) (Settings, error) {
 		return Settings{}, err
 	}
 	next.StripSaved()
-	next.nonNilLists()
+	next.normalize()
 	if err := SaveSettings(s.path, next); err != nil {
 		return Settings{}, err
 	}
