@@ -64,8 +64,9 @@ export async function workday(page, shot, url, check) {
     check('day: tag and note kept', text.includes('Asked for the offer') && (await page.locator('article[data-outcome="answered"] .tags .badge').count()) > 0);
     await shot('22-history-tagged');
 
-    // An incoming call rings and is answered with a click.
-    await page.goto(at('/'));
+    // An incoming call rings on any page (here: History) and is answered with
+    // a click; when it ends, the history shows it without a reload.
+    const before = await page.locator('#history-entries article').count();
     await bob.ctrl('dial', `sip:alice@127.0.0.1:${kam.port}`);
     await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 }).catch(() => {});
     check('day: incoming call rings', await page.isVisible('#calls [data-state="ringing-in"]'));
@@ -76,6 +77,9 @@ export async function workday(page, shot, url, check) {
     check('day: answered with a click', await page.isVisible('#calls [data-state="active"]'));
     await page.click('#calls [data-action="hangup"]');
     await page.waitForSelector('#calls [data-calls="0"]', { timeout: 10000 }).catch(() => {});
+    await page.waitForFunction((n) => document.querySelectorAll('#history-entries article').length > n, before, { timeout: 10000 }).catch(() => {});
+    check('day: history shows the new call without a reload', (await page.locator('#history-entries article').count()) > before);
+    await shot('24-history-live');
   } catch (e) {
     check('day', false, String(e?.stack ?? e) + '\nbaresip:\n' + bob.log().slice(-1500));
   } finally {
