@@ -68,8 +68,10 @@ func (b *backlog) last() uint64 {
 }
 
 // flat gives the event's fields exactly as a webhook carries them
-// (webhooks.md "Resources and their fields": every value a string, an
-// unknown moment an empty string).
+// (webhooks.md "Resources and their fields", and the same rules as
+// server/webhook's Payload, which this package may not import): every value
+// a string, an unknown moment "", reason "none" and duration_s "0" until the
+// call-ended event, answered_by "no" once a person answered.
 func flat(e sipua.Event) map[string]string {
 	c := e.Call
 	tsOrEmpty := func(t time.Time) string {
@@ -78,16 +80,26 @@ func flat(e sipua.Event) map[string]string {
 		}
 		return strconv.FormatInt(t.UnixMilli(), 10)
 	}
-	reason := c.Reason
-	if reason == "" {
-		reason = sipua.ReasonNone
+	state, reason, duration := c.State.String(), sipua.ReasonNone, "0"
+	if e.Kind == sipua.EventCallEnded {
+		state = sipua.StateEnded.String()
+		if c.Reason != "" {
+			reason = c.Reason
+		}
+		if d := c.TalkSeconds(); d > 0 {
+			duration = decimal(d)
+		}
+	}
+	answeredBy := c.AnsweredBy
+	if answeredBy == "" && !c.AnsweredAt.IsZero() {
+		answeredBy = "no"
 	}
 	return map[string]string{
 		"event": string(e.Kind), "id": c.ID, "seance_id": c.SeanceID, "direction": string(c.Direction),
-		"state": c.State.String(), "number": c.Number, "name": c.Name, "uri": c.URI, "dialed": c.Dialed,
+		"state": state, "number": c.Number, "name": c.Name, "uri": c.URI, "dialed": c.Dialed,
 		"account": c.Account, "account_id": c.AccountID, "event_ts": tsOrEmpty(e.At),
 		"callstart_ts": tsOrEmpty(c.StartedAt), "callstate_ts": tsOrEmpty(c.StateAt),
-		"duration_s": decimal(c.TalkSeconds()), "reason": reason, "answered_by": c.AnsweredBy,
+		"duration_s": duration, "reason": reason, "answered_by": answeredBy,
 	}
 }
 

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,8 +80,8 @@ func jsonKind(goKind string) string {
 // created answers 201 with v.
 func created(c fiber.Ctx, v any) error { return c.Status(fiber.StatusCreated).JSON(v) }
 
-// jsonString formats a float for flat string payloads (webhooks.md: a
-// duration is a decimal string).
+// decimal formats seconds for flat string payloads (webhooks.md: a
+// duration is a decimal string): at most three decimals, never an exponent.
 func decimal(v float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
 }
