@@ -11,6 +11,7 @@ const reorderDepth = 2
 // on the PBX side; the playout clock is the browser's).
 type reorder struct {
 	started bool
+	ssrc    uint32
 	next    uint16
 	held    []*rtp.Packet // out-of-order packets waiting, at most reorderDepth
 }
@@ -19,8 +20,11 @@ type reorder struct {
 // buffers) and calls emit for every packet now in order.
 func (r *reorder) push(p *rtp.Packet, emit func(*rtp.Packet)) {
 	seq := p.SequenceNumber
-	if !r.started {
-		r.started, r.next = true, seq
+	if !r.started || p.SSRC != r.ssrc {
+		// First packet, or another source (re-INVITE, transfer): its
+		// numbers have nothing to do with the old ones.
+		r.started, r.ssrc, r.next = true, p.SSRC, seq
+		r.held = r.held[:0]
 	}
 	d := int16(seq - r.next)
 	switch {
