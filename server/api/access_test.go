@@ -257,3 +257,26 @@ func TestCallCountersThroughAPI(t *testing.T) {
 		return true
 	})
 }
+
+// A browser gets the listing as a page with links; a program gets JSON.
+func TestListingForBrowsers(t *testing.T) {
+	e := newEnv(t)
+	r := e.get("/", "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	page := string(r.body)
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("%d %s", r.status, r.header.Get("Content-Type"))
+	}
+	for _, want := range []string{`<a href="` + e.base + `/accounts"><code>/accounts</code></a>`, `<code>/calls/{id}/hangup</code>`, "Calls in progress.", `href="` + e.base + `/openapi.json"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "/webhooks/test") {
+		t.Error("token-only entry on the page without a token")
+	}
+	for _, accept := range []string{"", "*/*", "application/json"} {
+		if r := e.get("/", "Accept: "+accept); !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			t.Errorf("Accept %q: %s", accept, r.header.Get("Content-Type"))
+		}
+	}
+}

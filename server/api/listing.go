@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/views"
 )
 
 type listingEntry struct {
@@ -18,6 +19,7 @@ type listingEntry struct {
 // listing: GET /, what this caller is served, in English (rest-api.md 8).
 // Entries that read data (GET without a path parameter) carry a link;
 // token-only entries appear only when the request carries the right token.
+// JSON by default; an HTML page when the client prefers text/html (a browser).
 func (s *Server) listing(c fiber.Ctx) error {
 	authed, _ := c.Locals(localsAuthed).(bool)
 	base := "http://" + string(c.Request().Header.Host())
@@ -33,6 +35,14 @@ func (s *Server) listing(c fiber.Ctx) error {
 			e.Href = base + r.path
 		}
 		out = append(out, e)
+	}
+	if c.Accepts(fiber.MIMEApplicationJSON, fiber.MIMETextHTML) == fiber.MIMETextHTML {
+		// A person in a browser: the same list as a page with links.
+		rows := make([]views.APIEntry, len(out))
+		for i, e := range out {
+			rows[i] = views.APIEntry{Method: e.Method, Path: e.Path, Description: e.Description, Href: e.Href, Token: e.Token}
+		}
+		return render(c, views.APIIndexPage(rows, base+"/openapi.json"))
 	}
 	return c.JSON(fiber.Map{
 		"name":      "softphone local control API",
