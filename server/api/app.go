@@ -19,8 +19,9 @@ func (s *Server) newApp(l *listener) *fiber.App {
 		// fasthttp's own limit only stops floods.
 		BodyLimit: 1 << 20,
 		ErrorHandler: func(c fiber.Ctx, err error) error {
-			// Only errors raised before routing (a flood above BodyLimit,
-			// a broken request line) get here; the guard renders the rest.
+			// Only errors raised before routing (a body above BodyLimit, a
+			// broken request line) get here, after fiber ran the guard (which
+			// counted the request); the guard renders all other errors.
 			var fe *fiber.Error
 			if errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge {
 				err = fail(fe.Code, msgTooLarge)
@@ -70,6 +71,11 @@ const (
 // (405), body size and type; then the handler.
 func (s *Server) guard(c fiber.Ctx) error {
 	st := s.cur.Load()
+	// Refused here, before anything else, also when fasthttp already gave up
+	// reading a body above its own limit and runs us from its error handler.
+	if c.Request().Header.ContentLength() > bodyLimit {
+		return fail(fiber.StatusRequestEntityTooLarge, msgTooLarge)
+	}
 	if !s.hostAllowed(c) {
 		return fail(fiber.StatusForbidden, msgWrongHost)
 	}

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"io"
 	"net"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/softphone/softphone/store"
@@ -91,4 +94,47 @@ func TestPortTakenThenFreed(t *testing.T) {
 	}
 	ln.Close()
 	e.waitAddr(func(a string) bool { return a == "127.0.0.1:"+strconv.Itoa(taken) })
+}
+
+// The API can move and switch itself off through PATCH /settings: the answer
+// still arrives on the old listener.
+func TestPatchSettingsMovesItself(t *testing.T) {
+	e := newEnv(t)
+	e.setToken()
+	newPort := freePort(t)
+	r := do(t, "PATCH", e.base+"/settings", `{"api":{"port":`+strconv.Itoa(newPort)+`}}`, bearer(token))
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	e.waitAddr(func(a string) bool { return a == "127.0.0.1:"+strconv.Itoa(newPort) })
+	e.base = "http://127.0.0.1:" + strconv.Itoa(newPort)
+	if r := do(t, "PATCH", e.base+"/settings", `{"api":{"enabled":false}}`, bearer(token)); r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	e.waitAddr(func(a string) bool { return a == "" })
+}
+
+// A body far above the limit is refused by fasthttp before routing; the
+// answer is still the JSON 413.
+func TestHugeBody(t *testing.T) {
+	e := newEnv(t)
+	total, refused := e.counter("api_requests_total"), e.counter("api_requests_refused_total")
+	big := `{"number":"` + strings.Repeat("1", 2<<20) + `"}`
+	req, _ := http.NewRequest("POST", e.base+"/calls", strings.NewReader(big))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Skipf("connection closed while sending: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 413 || !strings.Contains(string(b), msgTooLarge) {
+		t.Fatalf("%d %s", res.StatusCode, b)
+	}
+	if len(e.phone.Commands()) != 0 {
+		t.Fatal("dialled")
+	}
+	if e.counter("api_requests_total") != total+1 || e.counter("api_requests_refused_total") != refused+1 {
+		t.Errorf("counted %v/%v", e.counter("api_requests_total")-total, e.counter("api_requests_refused_total")-refused)
+	}
 }
