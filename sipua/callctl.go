@@ -43,7 +43,7 @@ type call struct {
 	final      chan struct{} // incoming: closed when the INVITE has its final answer
 	refer      *referWait    // a REFER we sent, waiting for its outcome
 	endHint    string        // reason to use when the other side ends the call
-	answerAt   *time.Timer   // Call-Info answer-after
+	answerAt   *time.Timer   // Call-Info answer-after; no-answer timeout of outgoing calls
 	sdpSession uint64
 	sdpVersion uint64
 	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)

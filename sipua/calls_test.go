@@ -192,3 +192,23 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestOutgoingNoAnswerTimeout(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	b := startPhone(t, account(kam, "bob", "udp"), "bobpw")
+	b.waitRegistered()
+	a := startPhone(t, account(kam, "alice", "udp"), "alicepw")
+	a.waitRegistered()
+	a.noAnswer = 500 * time.Millisecond
+	c, err := a.Dial(bg, "bob", "")
+	must(t, err)
+	in := b.waitState("", StateRingingIn, 10*time.Second)
+	evs := a.callEvents(c.ID, 10*time.Second)
+	if e := evs[len(evs)-1].Call; e.Reason != ReasonNoAnswer || e.Outcome != OutcomeMissed {
+		t.Fatalf("caller end %+v", e)
+	}
+	bevs := b.callEvents(in.ID, 10*time.Second)
+	if e := bevs[len(bevs)-1].Call; e.Reason != ReasonCancelled || e.Outcome != OutcomeMissed {
+		t.Fatalf("callee end %+v", e)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
@@ -95,6 +96,14 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 			return fmt.Errorf("dial: send INVITE: %w", err)
 		}
 		c.out, c.dlg = sess, sess
+		c.answerAt = time.AfterFunc(p.noAnswer, func() {
+			_ = c.do(context.Background(), func() error {
+				if c.c.State == StateDialing || c.c.State == StateRingingOut {
+					c.end(ReasonNoAnswer, OutcomeMissed) // stops waiting: sipgo sends CANCEL
+				}
+				return nil
+			})
+		})
 		wctx, stop := context.WithCancel(context.Background())
 		c.stopWait = stop
 		go c.waitAnswer(wctx, sess)
@@ -110,9 +119,20 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 // anything else ends the call. Digest auth on 401/407 is done by sipgo.
 func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) {
 	bg := context.Background()
+	var early *sip.Response
 	err := sess.WaitAnswer(ctx, sipgo.AnswerOptions{
 		Username: c.line.authUser(), Password: c.line.password(),
 		OnResponse: func(r *sip.Response) error {
+			// sipgo hands responses up from a goroutine each, so a 100 can
+			// come after the 180. The CANCEL is routed by the Record-Route
+			// of the last response kept, so keep the 18x (it has one).
+			if r.IsProvisional() {
+				if r.StatusCode > 100 {
+					early = r
+				} else if early != nil {
+					sess.InviteResponse = early
+				}
+			}
 			if r.StatusCode == 180 || r.StatusCode == 183 {
 				_ = c.do(bg, func() error { c.onRinging(r); return nil })
 			}
@@ -179,6 +199,9 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	}
 	c.c.Name = c.p.contactName(c.c.Number)
 	c.stopWait = nil
+	if c.answerAt != nil {
+		c.answerAt.Stop()
+	}
 	go c.watchDialog(sess.Context())
 	c.connected()
 	return nil

@@ -2,7 +2,6 @@ package sipua
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -34,12 +33,13 @@ type Phone struct {
 	stackMu  sync.Mutex // held while the stack opens or closes
 	listen   string     // what the running stack listens on
 	wg       sync.WaitGroup
+	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
 func New(cfg Config) (*Phone, error) {
 	p := &Phone{log: cfg.Logger, bus: cfg.Bus, secrets: cfg.Secrets, db: cfg.DB, media: cfg.MediaEngine,
-		product: cfg.UserAgent, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
+		product: cfg.UserAgent, noAnswer: noAnswerTimeout, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -217,4 +217,5 @@ func (p *Phone) settingsNow() store.Settings {
 	return p.settings
 }
 
-var errStopped = errors.New("phone stopped")
+// noAnswerTimeout ends an outgoing call nobody answers (reason no-answer).
+const noAnswerTimeout = 2 * time.Minute
