@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"gorm.io/gorm"
@@ -172,7 +173,12 @@ func (db *DB) ListHistory(ctx context.Context, f HistoryFilter) ([]HistoryEntry,
 	if f.AccountID != "" {
 		q = q.Where("account_id = ?", f.AccountID)
 	}
-	if t := strings.TrimSpace(f.Text); t != "" {
+	if t := strings.TrimSpace(f.Text); utf8.RuneCountInString(t) >= 3 {
+		// The trigram index finds substrings of 3 or more characters,
+		// case-insensitively, like the LIKE below but without a scan.
+		q = q.Where("rowid IN (SELECT rowid FROM history_search WHERE history_search MATCH ?)",
+			`"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	} else if t != "" {
 		like := "%" + escapeLike(t) + "%"
 		q = q.Where(`(number LIKE ? ESCAPE '\' OR name LIKE ? ESCAPE '\' OR uri LIKE ? ESCAPE '\')`, like, like, like)
 	}
