@@ -47,6 +47,8 @@ type Server struct {
 
 	mu   sync.Mutex
 	live *listener // nil while off
+
+	failedPort int // the port last found taken (Serve's goroutine only)
 }
 
 // listener is one running fiber app on one port.
@@ -155,9 +157,14 @@ func (s *Server) apply(st store.Settings) {
 	}
 	l, err := s.start(st.API.Port)
 	if err != nil {
-		s.log.Warn("local control API cannot listen; trying again", "port", st.API.Port, "err", err)
+		// Said once per port; the retry every few seconds stays quiet.
+		if s.failedPort != st.API.Port {
+			s.failedPort = st.API.Port
+			s.log.Warn("local control API cannot listen; trying again every few seconds", "port", st.API.Port, "err", err)
+		}
 		return
 	}
+	s.failedPort = 0
 	s.mu.Lock()
 	s.live = l
 	s.mu.Unlock()
