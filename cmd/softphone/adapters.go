@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -29,10 +32,16 @@ func recordingOf(r audio.RecordingInfo) store.Recording {
 		DurationS: r.Duration.Seconds(), SizeBytes: r.Size, Codec: r.Codec, Path: r.Path}
 }
 
-// audioConfig is the media engine's part of the settings.
-func audioConfig(home string, s store.Settings, db *store.DB) audio.EngineConfig {
+// audioConfig is the media engine's part of the settings. RTP binds where
+// SIP listens: a named address, or every address when sip.listen names none
+// (the SDP then carries the address that routes to the PBX, see sipua).
+func audioConfig(home string, s store.Settings, db *store.DB, onRecording func(audio.RecordingInfo)) audio.EngineConfig {
+	bind := "0.0.0.0"
+	if host, _, err := net.SplitHostPort(s.SIP.Listen); err == nil && net.ParseIP(host) != nil {
+		bind = host
+	}
 	return audio.EngineConfig{RTPPortMin: s.SIP.RTPPortMin, RTPPortMax: s.SIP.RTPPortMax, Codecs: s.Audio.Codecs,
-		Home: home, Recordings: recordingSink{db}}
+		Home: home, BindIP: bind, Recordings: recordingSink{db}, OnRecording: onRecording}
 }
 
 // webhookTest adapts the sender's test event to the servers' function type.
@@ -55,5 +64,20 @@ func installDesktop(o options, stdout interface{ Write([]byte) (int, error) }) e
 		return err
 	}
 	_, err = stdout.Write([]byte("desktop entry written: " + path + "\n"))
+	return err
+}
+
+// dialCommand is what the desktop entry runs for a tel:, sip: or callto:
+// link: it opens the running phone's page with the number filled in.
+func dialCommand(o options, stdout interface{ Write([]byte) (int, error) }) error {
+	if len(o.args) != 2 {
+		return errors.New("usage: softphone dial URI")
+	}
+	url, err := web.DialURL(o.home, o.args[1])
+	if err != nil {
+		return err
+	}
+	openBrowser(url, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	_, err = stdout.Write([]byte(url + "\n"))
 	return err
 }

@@ -23,6 +23,8 @@ func command(ctx context.Context, o options, stdin *os.File, stdout io.Writer) e
 		return secretCommand(o, stdin, stdout)
 	case "install-desktop":
 		return installDesktop(o, stdout)
+	case "dial":
+		return dialCommand(o, stdout)
 	}
 	return fmt.Errorf("unknown command %q: see softphone --help", o.args[0])
 }

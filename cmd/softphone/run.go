@@ -65,7 +65,13 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 	bus := sipua.NewBus()
 	counters := metrics.New()
-	engine, err := audio.NewEngine(audioConfig(o.home, st, db))
+	transcripts := sipua.NewTranscripts(sipua.TranscriptsConfig{DB: db, Secrets: secrets, Home: o.home, Settings: settings.Get, Logger: log})
+	onRecording := func(r audio.RecordingInfo) {
+		if err := transcripts.Enqueue(r.ID); err != nil {
+			log.Warn("no transcript for recording", "recording", r.ID, "err", err)
+		}
+	}
+	engine, err := audio.NewEngine(audioConfig(o.home, st, db, onRecording))
 	if err != nil {
 		return err
 	}
@@ -86,7 +92,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	settings.Watch(func(s store.Settings) {
 		phone.Apply(s)
 		sender.Apply(s)
-		engine.SetCodecs(s.Audio.Codecs)
+		if err := engine.Apply(audioConfig(o.home, s, db, onRecording)); err != nil {
+			log.Error("audio settings not applied", "err", err)
+		}
 	})
 
 	// Counters and the webhook outbox subscribe before the phone starts, so
@@ -118,6 +126,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	senders, sctx := errgroup.WithContext(sendCtx)
 	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
+	senders.Go(func() error { return transcripts.Serve(sctx) })
 
 	// The first part to fail, or the signal, stops everything in order.
 	failed := make(chan error, 3)

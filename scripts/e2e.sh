@@ -1,0 +1,15 @@
+#!/bin/bash
+# Browser tests inside a fresh network namespace: the pages' working day
+# (playwright-core driving Debian's chromium against the real binary,
+# kamailio and baresip) and the Go tests that drive real Chromium (build tag
+# "browser"). Screenshots land in test-artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d)/softphone
+CGO_ENABLED=0 go build -o "$bin" ./cmd/softphone
+mkdir -p test-artifacts
+unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
+  ip link set lo up
+  node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day
+  go test -count=1 -tags browser -run "Chrome|Chromium|Browser" ./audio/ ./server/...
+'
