@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -28,6 +30,16 @@ const dsnPragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma
 // migrations. A database written by a newer program gives ErrSchemaTooNew and
 // is not changed.
 func OpenDB(path string) (*DB, error) {
+	// The database holds who called whom: keep it to the user (0600; SQLite
+	// gives the -wal and -shm files the same mode).
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	_ = f.Close()
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + dsnPragmas
 	g, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
 		Logger:                 logger.Discard,
