@@ -96,9 +96,12 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 		limit = 100
 	}
 	var rows []outboxRow
+	// Walk the outbox in Seq order and keep each event that is due and has
+	// no earlier event of its call (one probe of outbox_call_seq each), so
+	// a page is found without grouping the whole backlog.
 	err := db.g.WithContext(ctx).Raw(`SELECT o.* FROM outbox o
-		JOIN (SELECT MIN(seq) AS seq FROM outbox GROUP BY call_id) h ON h.seq = o.seq
-		WHERE o.next_at <= ? ORDER BY o.seq LIMIT ?`, ts(now), limit).Scan(&rows).Error
+		WHERE o.next_at <= ? AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.call_id = o.call_id AND p.seq < o.seq)
+		ORDER BY o.seq LIMIT ?`, ts(now), limit).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("due outbox: %w", err)
 	}

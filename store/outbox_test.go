@@ -211,3 +211,54 @@ func BenchmarkEnqueueOutbox(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEnqueueOutboxFull measures the drop path with a full outbox of
+// 10,000 events (the sender's default capacity): the capacity check is what it costs.
+func BenchmarkEnqueueOutboxFull(b *testing.B) {
+	ctx := context.Background()
+	db := openTestDB(b)
+	const capacity = 10_000
+	err := db.g.Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+		INSERT INTO outbox (delivery_id, call_id, event) SELECT printf('d%d', i), printf('c%d', i / 3), 'call-started' FROM seq`,
+		capacity).Error
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := OutboxEvent{CallID: "c", Event: "call-state-changed", Fields: map[string]string{"id": "c"}}
+	for b.Loop() {
+		ok, err := db.EnqueueOutbox(ctx, e, capacity)
+		if err != nil || ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkDueOutbox: a backlog of 10,000 events of 3,334 calls.
+func BenchmarkDueOutbox(b *testing.B) {
+	ctx := context.Background()
+	db := openTestDB(b)
+	err := db.g.Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < 10000)
+		INSERT INTO outbox (delivery_id, call_id, event) SELECT printf('d%d', i), printf('c%d', i / 3), 'call-started' FROM seq`).Error
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	b.Run("heads-due", func(b *testing.B) {
+		for b.Loop() {
+			if due, err := db.DueOutbox(ctx, now, 16); err != nil || len(due) != 16 {
+				b.Fatal(len(due), err)
+			}
+		}
+	})
+	// Every call's head waits for a retry: the whole backlog is walked.
+	if err := db.g.Exec("UPDATE outbox SET next_at = ?", ts(now.Add(time.Hour))).Error; err != nil {
+		b.Fatal(err)
+	}
+	b.Run("none-due", func(b *testing.B) {
+		for b.Loop() {
+			if due, err := db.DueOutbox(ctx, now, 16); err != nil || len(due) != 0 {
+				b.Fatal(len(due), err)
+			}
+		}
+	})
+}
