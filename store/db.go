@@ -18,7 +18,8 @@ import (
 // use. Rows are gorm structs private to this package; methods return the plain
 // structs of types.go.
 type DB struct {
-	g *gorm.DB
+	g           *gorm.DB
+	deliveryLog int // lines the delivery log keeps
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -50,7 +51,7 @@ func OpenDB(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	db := &DB{g: g}
+	db := &DB{g: g, deliveryLog: deliveryLogSize}
 	if err := migrate(g); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)

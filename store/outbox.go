@@ -49,9 +49,8 @@ type deliveryRow struct {
 
 func (deliveryRow) TableName() string { return "deliveries" }
 
-// deliveryLogSize is how many lines the delivery log keeps (newest). A
-// variable only so a test can make it small.
-var deliveryLogSize = 1000
+// deliveryLogSize is how many lines the delivery log keeps (newest).
+const deliveryLogSize = 1000
 
 // EnqueueOutbox appends an event to the outbox unless it already holds
 // capacity events (then it returns false and stores nothing). Seq is given
@@ -130,7 +129,7 @@ func (db *DB) OutboxAttempt(ctx context.Context, seq int64, status int, errText 
 // OutboxDone ends event seq: it leaves the outbox and gets a line in the
 // delivery log (replacing an older line of the same DeliveryID, as after a
 // resend). The call counts as one more attempt. The log keeps the newest
-// deliveryLogSize lines.
+// deliveryLogSize (1000) lines.
 func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered bool, errText string) error {
 	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var r outboxRow
@@ -146,7 +145,7 @@ func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered b
 			return fmt.Errorf("outbox done %d: %w", seq, err)
 		}
 		err := tx.Exec(`DELETE FROM deliveries WHERE at < (SELECT at FROM deliveries ORDER BY at DESC LIMIT 1 OFFSET ?)`,
-			deliveryLogSize-1).Error
+			db.deliveryLog-1).Error
 		if err != nil {
 			return fmt.Errorf("prune delivery log: %w", err)
 		}

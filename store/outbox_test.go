@@ -178,9 +178,8 @@ func TestOutboxNotDueYet(t *testing.T) {
 func TestDeliveryLogBounded(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
-	defer func(n int) { deliveryLogSize = n }(deliveryLogSize)
-	deliveryLogSize = 20
-	for i := range deliveryLogSize + 5 {
+	db.deliveryLog = 20
+	for i := range db.deliveryLog + 5 {
 		enqueue(t, db, fmt.Sprint("c", i), "call-started", 10)
 		due, err := db.DueOutbox(ctx, time.Now().Add(time.Second), 1)
 		if err != nil || len(due) != 1 {
@@ -192,11 +191,11 @@ func TestDeliveryLogBounded(t *testing.T) {
 	}
 	var n int64
 	db.g.Model(&deliveryRow{}).Count(&n)
-	if n != int64(deliveryLogSize) {
-		t.Fatalf("delivery log holds %d lines, want %d", n, deliveryLogSize)
+	if n != int64(db.deliveryLog) {
+		t.Fatalf("delivery log holds %d lines, want %d", n, db.deliveryLog)
 	}
 	log, _ := db.Deliveries(ctx, 1)
-	if log[0].CallID != fmt.Sprint("c", deliveryLogSize+4) {
+	if log[0].CallID != fmt.Sprint("c", db.deliveryLog+4) {
 		t.Fatalf("newest delivery = %+v", log[0])
 	}
 }

@@ -141,8 +141,12 @@ func (db *DB) SaveTranscript(ctx context.Context, t Transcript) error {
 		row.Status = "pending"
 	}
 	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if _, err := (&DB{g: tx}).GetRecording(ctx, t.RecordingID); err != nil {
-			return fmt.Errorf("transcript: %w", err)
+		var n int64
+		if err := tx.Model(&recordingRow{}).Where("id = ?", t.RecordingID).Count(&n).Error; err != nil {
+			return fmt.Errorf("transcript of %q: %w", t.RecordingID, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("transcript of recording %q: %w", t.RecordingID, ErrNotFound)
 		}
 		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&row).Error; err != nil {
 			return fmt.Errorf("transcript of %q: %w", t.RecordingID, err)
