@@ -71,15 +71,20 @@ func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
 
 // start registers the call with the phone and runs its goroutine. The first
 // event (call-started) is published by the caller through begin.
-func (c *call) start() {
+// It is false when the phone is stopping: then no call may start.
+func (c *call) start() bool {
 	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if !c.p.serving {
+		return false
+	}
 	c.p.calls[c.id] = c
 	if c.dkey != "" {
 		c.p.dialogs[c.dkey] = c
 	}
-	c.p.mu.Unlock()
 	c.p.wg.Add(1)
 	go c.run()
+	return true
 }
 
 func (c *call) run() {

@@ -62,7 +62,10 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	c.c.Number, c.c.Name, c.c.URI = partyOf(from.DisplayName, from.Address)
 	localTag, _ := sess.InviteRequest.To().Params.Get("tag")
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
-	c.start()
+	if !c.start() {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
+		return
+	}
 	_ = c.do(context.Background(), func() error {
 		c.onRing(req, replaced)
 		return nil

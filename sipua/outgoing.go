@@ -87,7 +87,10 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 	req.AppendHeader(&cid)
 
 	c.dkey = dialogKey(callID, from.Params.GetOr("tag", ""))
-	c.start()
+	if !c.start() {
+		_ = ms.Close()
+		return Call{}, fmt.Errorf("dial: %w", ErrNotServing)
+	}
 	err = c.do(ctx, func() error {
 		c.begin(StateDialing)
 		sess, err := l.dialogUA().WriteInvite(context.Background(), req)
