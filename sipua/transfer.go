@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/emiago/sipgo/sip"
+
+	"github.com/softphone/softphone/store"
 )
 
 // transferTimeout bounds how long Transfer waits for the final NOTIFY.
@@ -34,7 +36,14 @@ func (p *Phone) Transfer(ctx context.Context, id, target string) error {
 		return ErrNoTarget
 	}
 	return p.refer(ctx, id, func(c *call) (string, *call, error) {
-		u, err := parseTarget(target, c.acc)
+		acc := c.acc
+		if _, ok := p.lineByID(acc.ID); !ok {
+			// rest-api.md: with the call's account removed, a target that
+			// needs completing cannot be (ErrAccountGone, nothing sent); one
+			// with a scheme or '@' is sent unchanged.
+			acc = store.Account{}
+		}
+		u, err := parseTarget(target, acc)
 		if err != nil {
 			return "", nil, err
 		}
@@ -109,9 +118,6 @@ func (p *Phone) refer(ctx context.Context, id string, referTo func(*call) (strin
 	}
 	var w *referWait
 	err = c.do(ctx, func() error {
-		if _, ok := p.lineByID(c.acc.ID); !ok {
-			return ErrAccountGone // rest-api.md: nothing is sent
-		}
 		if !c.isConnected() {
 			return ErrCallState
 		}

@@ -57,6 +57,10 @@ func TestTransferFailsClearly(t *testing.T) {
 	if err := a.Transfer(bg, c.ID, "carol"); !isErr(err, ErrAccountGone) {
 		t.Fatalf("account gone: %v", err)
 	}
+	// A complete target needs no account: it is still sent (and refused).
+	if err := a.Transfer(bg, c.ID, "sip:dave@"+kam.Addr()); err == nil || isErr(err, ErrAccountGone) {
+		t.Fatalf("complete target with the account gone: %v", err)
+	}
 	must(t, a.Hangup(bg, c.ID))
 }
 
