@@ -238,8 +238,14 @@ func (p *Phone) Conference(ctx context.Context, ids ...string) error {
 	if err := p.media.Conference(sessions...); err != nil {
 		return fmt.Errorf("conference: %w", err)
 	}
+	// webhooks.md: every call joined into a conference keeps the seance id
+	// of the call it came from, the first one named.
+	var seance string
+	if err := calls[0].do(ctx, func() error { seance = calls[0].c.SeanceID; return nil }); err != nil {
+		return fmt.Errorf("conference: %w", err)
+	}
 	for _, c := range calls {
-		_ = c.do(ctx, func() error { c.conf = true; c.connected(); return nil })
+		_ = c.do(ctx, func() error { c.conf = true; c.c.SeanceID = seance; c.connected(); return nil })
 	}
 	return nil
 }

@@ -137,6 +137,9 @@ func TestConferenceOfTwoCalls(t *testing.T) {
 		if c.State != StateConference {
 			t.Fatalf("call %s in %s", c.ID, c.State)
 		}
+		if c.SeanceID != c1.SeanceID {
+			t.Fatalf("call %s has seance %s in the conference, want the first call's %s", c.ID, c.SeanceID, c1.SeanceID)
+		}
 	}
 	must(t, a.Hangup(bg, c1.ID))
 	must(t, a.Hangup(bg, c2.ID))
