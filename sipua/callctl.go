@@ -216,20 +216,6 @@ func (c *call) end(reason, outcome string) {
 	c.cancel(reasonError{reason})
 }
 
-// setDialog records the dialog key once tags are known.
-func (c *call) setDialog(callID, localTag string) {
-	key := dialogKey(callID, localTag)
-	c.p.mu.Lock()
-	if c.dkey != "" && c.p.dialogs[c.dkey] == c {
-		delete(c.p.dialogs, c.dkey)
-	}
-	c.dkey = key
-	if _, live := c.p.calls[c.id]; live {
-		c.p.dialogs[key] = c
-	}
-	c.p.mu.Unlock()
-}
-
 func dialogKey(callID, localTag string) string { return callID + "\x00" + localTag }
 
 // callForRequest finds the call of an in-dialog request by Call-ID and our

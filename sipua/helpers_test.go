@@ -2,11 +2,9 @@ package sipua
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -163,60 +161,6 @@ func states(evs []Event) []string {
 		s = append(s, e.Call.State.String())
 	}
 	return s
-}
-
-// memDB is an in-memory HistoryDB for tests of the subscriber.
-type memDB struct {
-	mu       sync.Mutex
-	entries  map[string]store.HistoryEntry
-	contacts map[string]string
-	closed   int
-}
-
-func newMemDB() *memDB {
-	return &memDB{entries: map[string]store.HistoryEntry{}, contacts: map[string]string{}}
-}
-
-func (m *memDB) StartHistory(_ context.Context, e store.HistoryEntry) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e.Open = true
-	m.entries[e.CallID] = e
-	return nil
-}
-
-func (m *memDB) FinishHistory(_ context.Context, e store.HistoryEntry) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.entries[e.CallID]; !ok {
-		return errors.New("no open entry")
-	}
-	e.Open = false
-	m.entries[e.CallID] = e
-	return nil
-}
-
-func (m *memDB) FindContactByNumber(_ context.Context, n string) (store.Contact, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if name, ok := m.contacts[n]; ok {
-		return store.Contact{Name: name, Number: n}, nil
-	}
-	return store.Contact{}, store.ErrNotFound
-}
-
-func (m *memDB) CloseOpenHistory(context.Context, string, time.Time) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.closed++
-	return 0, nil
-}
-
-func (m *memDB) get(callID string) (store.HistoryEntry, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[callID]
-	return e, ok
 }
 
 func getenv(k string) string { return os.Getenv(k) }
