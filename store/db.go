@@ -19,7 +19,8 @@ import (
 // structs of types.go.
 type DB struct {
 	g           *gorm.DB
-	deliveryLog int // lines the delivery log keeps
+	deliveryLog int         // lines the delivery log keeps
+	outbox      outboxCount // events in the outbox (outbox.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy

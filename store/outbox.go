@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm"
 )
 
 type outboxRow struct {
@@ -52,10 +52,37 @@ func (deliveryRow) TableName() string { return "deliveries" }
 // deliveryLogSize is how many lines the delivery log keeps (newest).
 const deliveryLogSize = 1000
 
+// outboxCount is the number of events in the outbox, so EnqueueOutbox need
+// not count them on every insert. EnqueueOutbox and OutboxDone hold mu while
+// they write (SQLite runs one writer at a time anyway), so the number moves
+// with the rows. It is counted from the table when first needed, and again
+// whenever it says the outbox is full, so the capacity is checked against
+// the table itself before an event is dropped.
+type outboxCount struct {
+	mu    sync.Mutex
+	n     int
+	known bool
+}
+
+// recount reads the number of events from the table; mu is held.
+func (db *DB) recountOutbox(ctx context.Context) error {
+	sdb, err := db.raw()
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := sdb.QueryRowContext(ctx, "SELECT COUNT(*) FROM outbox").Scan(&n); err != nil {
+		return err
+	}
+	db.outbox.n, db.outbox.known = n, true
+	return nil
+}
+
 // EnqueueOutbox appends an event to the outbox unless it already holds
 // capacity events (then it returns false and stores nothing). Seq is given
 // by the database. An empty DeliveryID gets a UUID; zero CreatedAt and NextAt
-// are now (due at once). One statement: the count and the insert are atomic.
+// are now (due at once). The count and the insert are atomic: both happen
+// under the outbox lock.
 func (db *DB) EnqueueOutbox(ctx context.Context, e OutboxEvent, capacity int) (bool, error) {
 	fields := e.Fields
 	if fields == nil {
@@ -75,15 +102,31 @@ func (db *DB) EnqueueOutbox(ctx context.Context, e OutboxEvent, capacity int) (b
 	if e.NextAt.IsZero() {
 		e.NextAt = now
 	}
-	res := db.g.WithContext(ctx).Exec(`INSERT INTO outbox
-		(delivery_id, call_id, event, fields, attempts, next_at, last_status, last_error, created_at)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM outbox) < ?`,
-		e.DeliveryID, e.CallID, e.Event, string(b), e.Attempts, ts(e.NextAt), e.LastStatus, e.LastError,
-		ts(e.CreatedAt), capacity)
-	if res.Error != nil {
-		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, res.Error)
+	c := &db.outbox
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.known || c.n >= capacity {
+		if err := db.recountOutbox(ctx); err != nil {
+			return false, fmt.Errorf("enqueue %s of call %s: outbox length: %w", e.Event, e.CallID, err)
+		}
+		if c.n >= capacity {
+			return false, nil
+		}
 	}
-	return res.RowsAffected == 1, nil
+	sdb, err := db.raw()
+	if err != nil {
+		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+	}
+	_, err = sdb.ExecContext(ctx, `INSERT INTO outbox
+		(delivery_id, call_id, event, fields, attempts, next_at, last_status, last_error, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.DeliveryID, e.CallID, e.Event, string(b), e.Attempts, ts(e.NextAt), e.LastStatus, e.LastError, ts(e.CreatedAt))
+	if err != nil {
+		c.known = false // whatever happened, count again next time
+		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+	}
+	c.n++
+	return true, nil
 }
 
 // DueOutbox returns, for each call with events waiting, only its oldest event
@@ -94,21 +137,39 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 	if limit <= 0 {
 		limit = 100
 	}
-	var rows []outboxRow
-	// Walk the outbox in Seq order and keep each event that is due and has
-	// no earlier event of its call (one probe of outbox_call_seq each), so
-	// a page is found without grouping the whole backlog.
-	err := db.g.WithContext(ctx).Raw(`SELECT o.* FROM outbox o
-		WHERE o.next_at <= ? AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.call_id = o.call_id AND p.seq < o.seq)
-		ORDER BY o.seq LIMIT ?`, ts(now), limit).Scan(&rows).Error
+	sdb, err := db.raw()
 	if err != nil {
 		return nil, fmt.Errorf("due outbox: %w", err)
 	}
-	out := make([]OutboxEvent, len(rows))
-	for i, r := range rows {
-		if out[i], err = r.event(); err != nil {
+	// Walk the outbox in Seq order and keep each event that is due and has
+	// no earlier event of its call (one probe of outbox_call_seq each), so
+	// a page is found without grouping the whole backlog.
+	rows, err := sdb.QueryContext(ctx, `SELECT seq, delivery_id, call_id, event, fields, attempts, next_at,
+		last_status, last_error, created_at FROM outbox o
+		WHERE next_at <= ? AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.call_id = o.call_id AND p.seq < o.seq)
+		ORDER BY seq LIMIT ?`, ts(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxEvent
+	for rows.Next() {
+		var r outboxRow
+		if err := rows.Scan(&r.Seq, &r.DeliveryID, &r.CallID, &r.Event, &r.Fields, &r.Attempts, &r.NextAt,
+			&r.LastStatus, &r.LastError, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("due outbox: %w", err)
+		}
+		e, err := r.event()
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("due outbox: %w", err)
+	}
+	if out == nil {
+		out = []OutboxEvent{}
 	}
 	return out, nil
 }
@@ -124,33 +185,6 @@ func (db *DB) OutboxAttempt(ctx context.Context, seq int64, status int, errText 
 		return fmt.Errorf("outbox attempt %d: %w", seq, ErrNotFound)
 	}
 	return nil
-}
-
-// OutboxDone ends event seq: it leaves the outbox and gets a line in the
-// delivery log (replacing an older line of the same DeliveryID, as after a
-// resend). The call counts as one more attempt. The log keeps the newest
-// deliveryLogSize (1000) lines.
-func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered bool, errText string) error {
-	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var r outboxRow
-		if err := tx.Where("seq = ?", seq).Take(&r).Error; err != nil {
-			return notFound(err, "outbox event", fmt.Sprint(seq))
-		}
-		d := deliveryRow{DeliveryID: r.DeliveryID, CallID: r.CallID, Event: r.Event, Status: status,
-			Attempts: r.Attempts + 1, LastError: errText, Delivered: delivered, At: time.Now().UnixNano(), Fields: r.Fields}
-		if err := tx.Save(&d).Error; err != nil {
-			return fmt.Errorf("outbox done %d: %w", seq, err)
-		}
-		if err := tx.Exec("DELETE FROM outbox WHERE seq = ?", seq).Error; err != nil {
-			return fmt.Errorf("outbox done %d: %w", seq, err)
-		}
-		err := tx.Exec(`DELETE FROM deliveries WHERE at < (SELECT at FROM deliveries ORDER BY at DESC LIMIT 1 OFFSET ?)`,
-			db.deliveryLog-1).Error
-		if err != nil {
-			return fmt.Errorf("prune delivery log: %w", err)
-		}
-		return nil
-	})
 }
 
 // OutboxLen is the number of events waiting.
