@@ -23,7 +23,7 @@ var (
 // binary and killed with it. It sets DBUS_SESSION_BUS_ADDRESS for the test.
 func WithKeyring(t *testing.T) {
 	t.Helper()
-	Require(t, "dbus-daemon", "gnome-keyring-daemon", "dbus-send")
+	Require(t, "dbus-daemon", "gnome-keyring-daemon", "dbus-send", "secret-tool")
 	keyringOnce.Do(startKeyring)
 	if keyringErr != "" {
 		t.Fatal(keyringErr)
@@ -84,5 +84,23 @@ func startKeyring() {
 	})
 	if !ok {
 		keyringErr = "gnome-keyring did not appear on the session bus"
+		return
+	}
+	// The name is owned before the login collection exists and is unlocked;
+	// a client that comes too early sees "no such collection" and takes the
+	// keyring for absent. Wait until a secret can be stored and read back.
+	ok = WaitFor(15*time.Second, func() bool {
+		st := exec.Command("secret-tool", "store", "--label=ready", "testpeer", "ready")
+		st.Env, st.Stdin = env, strings.NewReader("1")
+		if st.Run() != nil {
+			return false
+		}
+		lk := exec.Command("secret-tool", "lookup", "testpeer", "ready")
+		lk.Env = env
+		b, err := lk.Output()
+		return err == nil && string(b) == "1"
+	})
+	if !ok {
+		keyringErr = "gnome-keyring's login collection did not become usable"
 	}
 }
