@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-PKGS="sip-tester baresip-core kamailio tshark gnome-keyring dbus dbus-x11 libsecret-tools sox libsox-fmt-all
+PKGS="sip-tester baresip-core kamailio tshark gnome-keyring dbus libsecret-tools sox libsox-fmt-all
       chromium fonts-liberation iproute2 espeak-ng pocketsphinx pocketsphinx-en-us wrk python3"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done

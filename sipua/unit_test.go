@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/store"
@@ -215,3 +216,24 @@ func TestHeaderParsers(t *testing.T) {
 		t.Error("not a sipfrag")
 	}
 }
+
+func TestDecimalSeconds(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", -1: "0", 12: "12", 12.5: "12.5", 0.0004: "0", 61.2504: "61.25", 1e7: "10000000"} {
+		if got := decimalSeconds(in); got != want {
+			t.Errorf("decimalSeconds(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFlatRules(t *testing.T) {
+	now := time.Now()
+	c := Call{ID: "x", State: StateActive, Reason: "remote-hangup", AnsweredAt: now.Add(-12345 * time.Millisecond), EndedAt: now}
+	if f := flatOf(Event{Kind: EventCallStateChanged, Call: c}); f["reason"] != "none" || f["duration_s"] != "0" || f["answered_by"] != "no" || f["event_ts"] != "" {
+		t.Errorf("state change: %v", f)
+	}
+	if f := flatOf(Event{Kind: EventCallEnded, Call: c, At: now}); f["reason"] != "remote-hangup" || f["duration_s"] != "12.345" || f["state"] != "ended" {
+		t.Errorf("ended: %v", f)
+	}
+}
+
+func flatOf(e Event) map[string]string { p, _ := Flat(e); return p }

@@ -67,42 +67,6 @@ func (b *backlog) last() uint64 {
 	return b.buf[len(b.buf)-1].Seq
 }
 
-// flat gives the event's fields exactly as a webhook carries them
-// (webhooks.md "Resources and their fields", and the same rules as
-// server/webhook's Payload, which this package may not import): every value
-// a string, an unknown moment "", reason "none" and duration_s "0" until the
-// call-ended event, answered_by "no" once a person answered.
-func flat(e sipua.Event) map[string]string {
-	c := e.Call
-	tsOrEmpty := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return strconv.FormatInt(t.UnixMilli(), 10)
-	}
-	state, reason, duration := c.State.String(), sipua.ReasonNone, "0"
-	if e.Kind == sipua.EventCallEnded {
-		state = sipua.StateEnded.String()
-		if c.Reason != "" {
-			reason = c.Reason
-		}
-		if d := c.TalkSeconds(); d > 0 {
-			duration = decimal(d)
-		}
-	}
-	answeredBy := c.AnsweredBy
-	if answeredBy == "" && !c.AnsweredAt.IsZero() {
-		answeredBy = "no"
-	}
-	return map[string]string{
-		"event": string(e.Kind), "id": c.ID, "seance_id": c.SeanceID, "direction": string(c.Direction),
-		"state": state, "number": c.Number, "name": c.Name, "uri": c.URI, "dialed": c.Dialed,
-		"account": c.Account, "account_id": c.AccountID, "event_ts": tsOrEmpty(e.At),
-		"callstart_ts": tsOrEmpty(c.StartedAt), "callstate_ts": tsOrEmpty(c.StateAt),
-		"duration_s": duration, "reason": reason, "answered_by": answeredBy,
-	}
-}
-
 // streamEvents: GET /events, the call events of the webhooks as Server-Sent
 // Events: "id:" is the event's sequence number, "event:" its kind, "data:"
 // the flat JSON object. With Last-Event-ID the stream first replays the
@@ -145,7 +109,8 @@ func (s *Server) streamEvents(c fiber.Ctx) error {
 			}
 			first = false
 			for _, e := range evs {
-				data, _ := json.Marshal(flat(e))
+				p, _ := sipua.Flat(e)
+				data, _ := json.Marshal(p)
 				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, data)
 				since = e.Seq
 			}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
 )
 
@@ -156,16 +155,5 @@ func TestEventsStreamAndResume(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("stream still open after switching off")
-	}
-}
-
-func TestFlatRules(t *testing.T) {
-	now := time.Now()
-	c := sipua.Call{ID: "x", State: sipua.StateActive, Reason: "remote-hangup", AnsweredAt: now.Add(-12345 * time.Millisecond), EndedAt: now}
-	if f := flat(sipua.Event{Kind: sipua.EventCallStateChanged, Call: c}); f["reason"] != "none" || f["duration_s"] != "0" || f["answered_by"] != "no" || f["event_ts"] != "" {
-		t.Errorf("state change: %v", f)
-	}
-	if f := flat(sipua.Event{Kind: sipua.EventCallEnded, Call: c, At: now}); f["reason"] != "remote-hangup" || f["duration_s"] != "12.345" || f["state"] != "ended" {
-		t.Errorf("ended: %v", f)
 	}
 }

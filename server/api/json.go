@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -79,9 +77,3 @@ func jsonKind(goKind string) string {
 
 // created answers 201 with v.
 func created(c fiber.Ctx, v any) error { return c.Status(fiber.StatusCreated).JSON(v) }
-
-// decimal formats seconds for flat string payloads (webhooks.md: a
-// duration is a decimal string): at most three decimals, never an exponent.
-func decimal(v float64) string {
-	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
-}

@@ -77,7 +77,7 @@ func (s *Sender) busDrops(sub *sipua.Subscription, seen *uint64) {
 // enqueue persists one event in the outbox when it is a wanted call event.
 func (s *Sender) enqueue(ctx context.Context, e sipua.Event) {
 	defer s.handled.Add(1)
-	if !IsCallEvent(e.Kind) || !s.wants(string(e.Kind)) {
+	if !sipua.IsCallEvent(e.Kind) || !s.wants(string(e.Kind)) {
 		return
 	}
 	p, _ := Payload(e)

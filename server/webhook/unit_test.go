@@ -10,14 +10,6 @@ import (
 	"github.com/softphone/softphone/sipua"
 )
 
-func TestSecondsFormat(t *testing.T) {
-	for in, want := range map[float64]string{0: "0", -1: "0", 12: "12", 12.5: "12.5", 0.0004: "0", 61.2504: "61.25", 1e7: "10000000"} {
-		if got := seconds(in); got != want {
-			t.Errorf("seconds(%v) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestPayloadUnknownMomentsAndUnansweredEnd(t *testing.T) {
 	c := sipua.Call{ID: "c", Direction: sipua.DirOut, State: sipua.StateRingingOut, Reason: sipua.ReasonNone}
 	p, ok := Payload(sipua.Event{Kind: sipua.EventCallEnded, Call: c})
