@@ -1,8 +1,10 @@
 #!/bin/bash
 # Browser tests inside a fresh network namespace: the pages' working day
 # (playwright-core driving Debian's chromium against the real binary,
-# kamailio and baresip) and the Go tests that drive real Chromium (build tag
-# "browser"). Screenshots land in test-artifacts/.
+# kamailio and baresip), the audio of calls checked by content (audio.mjs)
+# and the Go tests that drive real Chromium (build tag "browser").
+# Screenshots land in test-artifacts/. Every part runs; the script fails
+# when any of them failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/softphone
@@ -10,6 +12,9 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/softphone
 mkdir -p test-artifacts
 unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   ip link set lo up
-  node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day
-  go test -count=1 -tags browser -run Chrome ./audio/
+  rc=0
+  node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day || rc=1
+  node server/web/e2e/audio.mjs "$BIN" test-artifacts || rc=1
+  go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
+  exit $rc
 '
