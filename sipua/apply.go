@@ -101,7 +101,7 @@ func listenAddr(s string) string {
 // registering the enabled ones. stackMu is held.
 func (p *Phone) openStack(ctx context.Context, listen string) error {
 	listen = listenAddr(listen)
-	st, err := startStack(ctx, listen, p.product, p.log)
+	st, err := startStack(ctx, listen, p.product, p.log, p.trace)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,10 @@ type call struct {
 	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)
 	finalOnce  sync.Once
 	byeing     bool // a BYE of ours is on its way
+	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
+	// read off the wire (ringSeen), even if sipgo loses it behind the 200
+	ringID   string
+	ringSeen *atomic.Bool
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.
@@ -203,6 +207,9 @@ func (c *call) end(reason, outcome string) {
 	}
 	if c.refer != nil {
 		c.refer.finish(errors.Join(ErrTransferFailed, errors.New("call ended")))
+	}
+	if c.ringID != "" {
+		ringSeen.Delete(c.ringID)
 	}
 	c.p.mu.Lock()
 	delete(c.p.calls, c.id)

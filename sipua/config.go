@@ -26,6 +26,11 @@ type Config struct {
 	Logger      *slog.Logger
 	// UserAgent is the product token sent in User-Agent; default "softphone".
 	UserAgent string
+	// KeepAliveUDP and KeepAliveTCP are the intervals of the CRLF
+	// keep-alives toward each account's server (RFC 5626 3.5.1): a double
+	// CRLF from the UDP listener, or on the open TCP/TLS connection.
+	// Zero gives 25 s on UDP (NAT bindings last ~30 s) and 60 s on TCP/TLS.
+	KeepAliveUDP, KeepAliveTCP time.Duration
 }
 
 // SecretGetter reads a secret by name ("account:<id>"); store.Secrets is one.

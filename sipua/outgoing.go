@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/sipgo"
@@ -87,7 +88,10 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 	req.AppendHeader(&cid)
 
 	c.dkey = dialogKey(callID, from.Params.GetOr("tag", ""))
+	c.ringID, c.ringSeen = callID, &atomic.Bool{}
+	ringSeen.Store(callID, c.ringSeen)
 	if !c.start() {
+		ringSeen.Delete(callID)
 		_ = ms.Close()
 		return Call{}, fmt.Errorf("dial: %w", ErrNotServing)
 	}
@@ -150,7 +154,11 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 			// Hung up while the 200 was on its way: confirm and leave.
 			_ = sess.Ack(bg)
 			bctx, cancel := context.WithTimeout(bg, inDialogTimeout)
-			_ = sess.Bye(bctx)
+			target := *sess.InviteRequest.Recipient.Clone()
+			if ct := sess.InviteResponse.Contact(); ct != nil {
+				target = *ct.Address.Clone()
+			}
+			_ = sendBye(bctx, sess, nil, target, c.line)
 			cancel()
 		}
 	} else {
@@ -190,6 +198,11 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	}
 	if c.c.State == StateEnded {
 		return ErrNoCall
+	}
+	if c.c.State == StateDialing && c.ringSeen != nil && c.ringSeen.Load() {
+		// A 180/183 came before this 200 but sipgo handed it up after (and
+		// dropped it): the call still rang.
+		c.setState(StateRingingOut)
 	}
 	if rs, err := parseSDP(res.Body()); err == nil {
 		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {

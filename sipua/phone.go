@@ -34,12 +34,16 @@ type Phone struct {
 	listen   string     // what the running stack listens on
 	wg       sync.WaitGroup
 	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
+	trace    *sipTrace     // recent SIP messages (SIPTrace)
+	kaUDP    time.Duration // keep-alive interval on UDP
+	kaTCP    time.Duration // keep-alive interval on TCP and TLS
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
 func New(cfg Config) (*Phone, error) {
 	p := &Phone{log: cfg.Logger, bus: cfg.Bus, secrets: cfg.Secrets, db: cfg.DB, media: cfg.MediaEngine,
-		product: cfg.UserAgent, noAnswer: noAnswerTimeout, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
+		product: cfg.UserAgent, noAnswer: noAnswerTimeout, trace: &sipTrace{},
+		kaUDP: cfg.KeepAliveUDP, kaTCP: cfg.KeepAliveTCP, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -55,6 +59,12 @@ func New(cfg Config) (*Phone, error) {
 	}
 	if p.media == nil {
 		p.media = silentMedia{}
+	}
+	if p.kaUDP <= 0 {
+		p.kaUDP = keepAliveUDP
+	}
+	if p.kaTCP <= 0 {
+		p.kaTCP = keepAliveTCP
 	}
 	if p.product == "" {
 		p.product = "softphone"

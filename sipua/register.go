@@ -19,7 +19,8 @@ const (
 	regRefreshShare = 0.8              // refresh at 80% of the granted expiry
 	regMinRetry     = 2 * time.Second  // first retry after a failure
 	regMaxRetry     = 2 * time.Minute  // backoff cap
-	keepAliveEvery  = 25 * time.Second // NAT bindings on UDP last ~30 s
+	keepAliveUDP    = 25 * time.Second // NAT bindings on UDP last ~30 s
+	keepAliveTCP    = 60 * time.Second
 	regTimeout      = 32 * time.Second // Timer F
 )
 
@@ -74,6 +75,12 @@ func (l *line) halt(state string) {
 func (l *line) loop(ctx context.Context) bool {
 	backoff := regMinRetry
 	registered := false
+	every := l.p.kaUDP
+	if l.acc.Transport == "tcp" || l.acc.Transport == "tls" {
+		every = l.p.kaTCP
+	}
+	ka := time.NewTicker(every) // runs across refreshes
+	defer ka.Stop()
 	for {
 		l.setState(RegRegistering, "", false, false)
 		exp, err := l.register(ctx, l.expiry())
@@ -95,25 +102,24 @@ func (l *line) loop(ctx context.Context) bool {
 				wait = time.Second
 			}
 		}
-		if !l.sleep(ctx, wait) {
+		if !l.sleep(ctx, wait, ka.C) {
 			return registered
 		}
 	}
 }
 
-// sleep waits d, sending keep-alives meanwhile; false when ctx ended.
-func (l *line) sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits d, sending keep-alives at each tick of ka meanwhile; false
+// when ctx ended.
+func (l *line) sleep(ctx context.Context, d time.Duration, ka <-chan time.Time) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	ka := time.NewTicker(keepAliveEvery)
-	defer ka.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-t.C:
 			return true
-		case <-ka.C:
+		case <-ka:
 			l.keepAlive()
 		}
 	}

@@ -28,6 +28,8 @@ type stack struct {
 	tcpPort  int
 	listenIP net.IP // unspecified when listening on all addresses
 	cas      *caPool
+	udpAddr  string    // the UDP listener's address, for the SIP trace
+	trace    *sipTrace // where the messages through this stack are kept
 }
 
 // caPool verifies TLS servers against the system roots plus the CA files of
@@ -81,8 +83,8 @@ func (c *caPool) verify(cs tls.ConnectionState) error {
 	return err
 }
 
-func startStack(ctx context.Context, listen, product string, log *slog.Logger) (*stack, error) {
-	st := &stack{cas: &caPool{}}
+func startStack(ctx context.Context, listen, product string, log *slog.Logger, trace *sipTrace) (*stack, error) {
+	st := &stack{cas: &caPool{}, trace: trace}
 	_ = st.cas.set(nil)
 	tlsConf := &tls.Config{
 		MinVersion: tls.VersionTLS12,
@@ -118,6 +120,7 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger) (
 	}
 	st.udpConn = uc
 	st.udpPort = uc.LocalAddr().(*net.UDPAddr).Port
+	st.udpAddr = uc.LocalAddr().String()
 	// TCP on the same port when free, else any port (the Contact says which).
 	tl, err := lc.Listen(ctx, "tcp4", net.JoinHostPort(host, strconv.Itoa(st.udpPort)))
 	if err != nil {
@@ -130,6 +133,7 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger) (
 	}
 	st.tcpLn = tl
 	st.tcpPort = tl.Addr().(*net.TCPAddr).Port
+	traceRegister(st)
 	return st, nil
 }
 
@@ -150,6 +154,7 @@ func (st *stack) serve() {
 }
 
 func (st *stack) close() {
+	traceUnregister(st)
 	st.udpConn.Close()
 	st.tcpLn.Close()
 	st.ua.Close()

@@ -1,0 +1,282 @@
+package sipua
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+)
+
+// SIP trace: sipgo v1.7.2 has one process-wide hook (sip.SIPDebug with
+// sip.SIPDebugTracer) called from its UDP and TCP/TLS connections with the
+// bytes read and written. The hook hands each message to the stack whose
+// socket it went through; that stack's phone keeps the last messages in a
+// ring (traceMaxEntries messages, traceMaxBytes bytes) for SIPTrace.
+const (
+	traceMaxEntries = 500
+	traceMaxBytes   = 1 << 20
+	traceMaxMessage = 64 << 10 // longer messages are cut
+)
+
+type traceEntry struct {
+	at        time.Time
+	sent      bool
+	transport string
+	laddr     string
+	raddr     string
+	text      string
+}
+
+// sipTrace is the ring of recent SIP messages of one phone.
+type sipTrace struct {
+	mu      sync.Mutex
+	entries []traceEntry // oldest first
+	bytes   int
+}
+
+func (t *sipTrace) add(e traceEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.entries = append(t.entries, e)
+	t.bytes += len(e.text)
+	drop := 0
+	for len(t.entries)-drop > traceMaxEntries || (t.bytes > traceMaxBytes && len(t.entries)-drop > 1) {
+		t.bytes -= len(t.entries[drop].text)
+		drop++
+	}
+	if drop > 0 {
+		t.entries = append(t.entries[:0:0], t.entries[drop:]...)
+	}
+}
+
+func (t *sipTrace) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	b.Grow(t.bytes + len(t.entries)*100)
+	for _, e := range t.entries {
+		dir, arrow := "received", "<-"
+		if e.sent {
+			dir, arrow = "sent", "->"
+		}
+		fmt.Fprintf(&b, "=== %s %s %s %s %s %s ===\n", e.at.UTC().Format("2006-01-02T15:04:05.000000Z"), dir, e.transport, e.laddr, arrow, e.raddr)
+		b.WriteString(e.text)
+		if !strings.HasSuffix(e.text, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// SIPTrace gives the recent SIP messages sent and received (up to the last
+// 500 or 1 MiB), oldest first, each under a line with its time (UTC),
+// direction, transport and addresses. Digest credentials are redacted.
+func (p *Phone) SIPTrace() string { return p.trace.String() }
+
+// redact cuts credentials out of a message: Authorization and
+// Proxy-Authorization keep only username, realm and uri.
+func redact(msg []byte) string {
+	s := string(msg)
+	if len(s) > traceMaxMessage {
+		s = s[:traceMaxMessage] + "\n[cut]"
+	}
+	lower := strings.ToLower(s)
+	if !strings.Contains(lower, "authorization") {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		name, value, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		n := strings.ToLower(strings.TrimSpace(name))
+		if n != "authorization" && n != "proxy-authorization" {
+			continue
+		}
+		lines[i] = name + ": " + keepDigestParams(value) + "\r\n"
+	}
+	return strings.Join(lines, "")
+}
+
+// keepDigestParams keeps the scheme and the username, realm and uri
+// parameters of a credentials value; the rest becomes [redacted].
+func keepDigestParams(v string) string {
+	v = strings.TrimSpace(v)
+	scheme, rest, _ := strings.Cut(v, " ")
+	kept := []string{}
+	for _, part := range splitParams(rest) {
+		k, _, _ := strings.Cut(part, "=")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "username", "realm", "uri":
+			kept = append(kept, strings.TrimSpace(part))
+		}
+	}
+	kept = append(kept, "[redacted]")
+	return scheme + " " + strings.Join(kept, ", ")
+}
+
+// splitParams splits a comma-separated parameter list outside quotes.
+func splitParams(s string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			quoted = !quoted
+		case ',':
+			if !quoted {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// The process-wide hook and the stacks it serves.
+var (
+	traceOnce   sync.Once
+	traceMu     sync.RWMutex
+	traceStacks = map[*stack]bool{}
+	// ringSeen maps the Call-ID of an outgoing INVITE to the flag set when
+	// a 180/183 for it is read off the wire (see noteProvisional).
+	ringSeen sync.Map // string -> *atomic.Bool
+)
+
+type traceHook struct{}
+
+func (traceHook) SIPTraceRead(transport, laddr, raddr string, msg []byte) {
+	if len(msg) == 0 {
+		return
+	}
+	noteProvisional(msg)
+	traceTo(traceEntry{at: time.Now(), transport: transport, laddr: laddr, raddr: raddr}, msg)
+}
+
+func (traceHook) SIPTraceWrite(transport, laddr, raddr string, msg []byte) {
+	if len(msg) == 0 {
+		return
+	}
+	traceTo(traceEntry{at: time.Now(), sent: true, transport: transport, laddr: laddr, raddr: raddr}, msg)
+}
+
+// traceRegister makes st's traffic land in its phone's trace.
+func traceRegister(st *stack) {
+	traceOnce.Do(func() {
+		sip.SIPDebugTracer(traceHook{})
+		sip.SIPDebug = true
+	})
+	traceMu.Lock()
+	traceStacks[st] = true
+	traceMu.Unlock()
+}
+
+func traceUnregister(st *stack) {
+	traceMu.Lock()
+	delete(traceStacks, st)
+	traceMu.Unlock()
+}
+
+func traceTo(e traceEntry, msg []byte) {
+	traceMu.RLock()
+	var match *stack
+	if len(traceStacks) == 1 {
+		for st := range traceStacks {
+			match = st
+		}
+	} else {
+		for st := range traceStacks {
+			if st.owns(e.transport, e.laddr, e.raddr) {
+				match = st
+				break
+			}
+		}
+	}
+	traceMu.RUnlock()
+	if match == nil || match.trace == nil {
+		return
+	}
+	e.text = redact(msg)
+	match.trace.add(e)
+}
+
+// owns says whether a message went through one of st's sockets: its UDP
+// listener, a connection accepted by its TCP listener, or a connection it
+// opened (found in sipgo's pools by the remote address).
+func (st *stack) owns(transport, laddr, raddr string) bool {
+	if transport == "UDP" {
+		return laddr == st.udpAddr
+	}
+	if _, p, err := net.SplitHostPort(laddr); err == nil && p == strconv.Itoa(st.tcpPort) {
+		return true
+	}
+	for _, n := range []string{"tcp", "tls"} {
+		pool := st.ua.TransportLayer().Pool(n)
+		if pool == nil {
+			continue
+		}
+		if c := pool.Get(raddr); c != nil {
+			same := c.LocalAddr().String() == laddr
+			_, _ = c.TryClose() // Get took a reference
+			if same {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noteProvisional marks the outgoing calls whose 180/183 was read. sipgo
+// hands responses up from a goroutine each and its INVITE transaction drops
+// a 1xx that comes after the 2xx, so a 180 sent just before the 200 can be
+// lost to the call; the read loop sees them in wire order.
+func noteProvisional(msg []byte) {
+	for {
+		i := bytes.Index(msg, []byte("SIP/2.0 18"))
+		if i < 0 {
+			return
+		}
+		msg = msg[i+len("SIP/2.0 18"):]
+		if len(msg) == 0 || (msg[0] != '0' && msg[0] != '3') {
+			continue
+		}
+		if id := headerValue(msg, "call-id", "i"); id != "" {
+			if f, ok := ringSeen.Load(id); ok {
+				f.(*atomic.Bool).Store(true)
+			}
+		}
+	}
+}
+
+// headerValue finds a header (full or compact name) in the header part of
+// msg, which starts in the status line.
+func headerValue(msg []byte, names ...string) string {
+	if j := bytes.Index(msg, []byte("\r\n\r\n")); j >= 0 {
+		msg = msg[:j]
+	}
+	for _, l := range strings.Split(string(msg), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if l == "" {
+			return ""
+		}
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		for _, n := range names {
+			if k == n {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return ""
+}
