@@ -14,8 +14,30 @@
 //     2 min; 423 is answered with the registrar's Min-Expires.
 //   - Requests for calls go to the outbound proxy, else to the account domain
 //     (with the account port); REGISTER to the outbound proxy, else to the
-//     registrar, else the domain. Keep-alives: CRLFCRLF every 25 s (UDP from
-//     the listening socket, TCP/TLS on the open connection).
+//     registrar, else the domain. Keep-alives (RFC 5626 3.5.1): a double CRLF
+//     toward the account's server (the one REGISTER goes to) every 25 s on
+//     UDP, from the listening socket so the NAT binding of our Contact
+//     stays (CRLF rather than OPTIONS: no transaction, no answer needed),
+//     and every 60 s on TCP/TLS over the open connection; Config
+//     KeepAliveUDP and KeepAliveTCP change the intervals. A pong is not
+//     required and not checked.
+//   - Outgoing calls: a 180/183 gives ringing-out; a 183 (or any 18x) with
+//     SDP starts the media at once (early media), moved if a later 18x
+//     names another address or codec; the 200's SDP applies again. sipgo
+//     hands each response up from its own goroutine and drops a 1xx that
+//     it handles after the 2xx, so 18x responses are also noted where they
+//     are read off the wire (the trace hook, by Call-ID): a call whose 18x
+//     was read before its 200 always goes ringing-out before active.
+//   - BYE is sent by us inside the dialog (sipgo's WriteBye) and a 401/407
+//     to it is answered once with digest credentials, like re-INVITE,
+//     INFO and REFER.
+//   - SIPTrace: the last 500 SIP messages (at most 1 MiB) sent and received,
+//     with time, direction, transport and addresses, from sipgo's
+//     process-wide trace hook (sip.SIPDebugTracer) routed to the phone whose
+//     socket carried them. TCP is traced per read, so one entry can hold
+//     part of a message or several. Authorization and Proxy-Authorization
+//     keep only username, realm and uri. Our UDP keep-alives bypass sipgo
+//     and are not in it.
 //   - Outcomes and reasons of calls that end unanswered: busy (486, 600) and
 //     declined (603) give outcome declined; no answer (408, 480, or our 2 min
 //     timeout) and cancelled (we hung up while it rang, or 487) give missed;

@@ -177,18 +177,26 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 }
 
 func (c *call) onRinging(r *sip.Response) {
-	if c.c.State != StateDialing {
+	if c.c.State != StateDialing && c.c.State != StateRingingOut {
 		return
 	}
-	// Early media (183 with SDP) is played at once.
+	// Early media (183 with SDP) is played at once, and moved when a later
+	// 18x names another address or codec (another fork, an announcement).
 	if len(r.Body()) > 0 {
 		if rs, err := parseSDP(r.Body()); err == nil {
-			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
-				_ = c.applyMedia(n, dirSendRecv)
+			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil && !sameMedia(n, c.neg) {
+				if err := c.applyMedia(n, dirSendRecv); err != nil {
+					c.p.log.Warn("early media", "call", c.id, "error", err)
+				}
 			}
 		}
 	}
 	c.setState(StateRingingOut)
+}
+
+func sameMedia(a, b negotiated) bool {
+	return a.remote != nil && b.remote != nil && a.remote.String() == b.remote.String() &&
+		a.codec == b.codec && a.dtmfPT == b.dtmfPT
 }
 
 func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
