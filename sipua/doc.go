@@ -36,8 +36,8 @@
 //     process-wide trace hook (sip.SIPDebugTracer) routed to the phone whose
 //     socket carried them. TCP is traced per read, so one entry can hold
 //     part of a message or several. Authorization and Proxy-Authorization
-//     keep only username, realm and uri. Our UDP keep-alives bypass sipgo
-//     and are not in it.
+//     keep only username, realm and uri. Keep-alives (bare CRLFs) are left
+//     out so hours of them do not push the real messages out.
 //   - Outcomes and reasons of calls that end unanswered: busy (486, 600) and
 //     declined (603) give outcome declined; no answer (408, 480, or our 2 min
 //     timeout) and cancelled (we hung up while it rang, or 487) give missed;

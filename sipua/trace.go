@@ -153,8 +153,10 @@ var (
 
 type traceHook struct{}
 
+// Keep-alives (CRLFs only) are left out of the trace: every 25-60 s for
+// hours they would push the real messages out of the ring.
 func (traceHook) SIPTraceRead(transport, laddr, raddr string, msg []byte) {
-	if len(msg) == 0 {
+	if len(bytes.TrimSpace(msg)) == 0 {
 		return
 	}
 	noteProvisional(msg)
@@ -162,7 +164,7 @@ func (traceHook) SIPTraceRead(transport, laddr, raddr string, msg []byte) {
 }
 
 func (traceHook) SIPTraceWrite(transport, laddr, raddr string, msg []byte) {
-	if len(msg) == 0 {
+	if len(bytes.TrimSpace(msg)) == 0 {
 		return
 	}
 	traceTo(traceEntry{at: time.Now(), sent: true, transport: transport, laddr: laddr, raddr: raddr}, msg)

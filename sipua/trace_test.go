@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 func TestTraceRingBoundsAndRedaction(t *testing.T) {
@@ -53,5 +55,27 @@ func TestNoteProvisional(t *testing.T) {
 		"SIP/2.0 183 Session Progress\r\ncall-id:  call-b \r\nContent-Length: 3\r\n\r\nabc"))
 	if !a.Load() || !b.Load() || c.Load() {
 		t.Fatalf("seen a=%v b=%v c=%v, want true true false", a.Load(), b.Load(), c.Load())
+	}
+}
+
+// TestTraceOfTwoPhones: with two phones in one process each trace holds
+// only its own traffic (UDP by the listener, TCP by the connection).
+func TestTraceOfTwoPhones(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	a := startPhone(t, account(kam, "alice", "tcp"), "alicepw")
+	b := startPhone(t, account(kam, "bob", "udp"), "bobpw")
+	a.waitRegistered()
+	b.waitRegistered()
+	at, bt := a.SIPTrace(), b.SIPTrace()
+	for _, c := range []struct {
+		name, trace, own, other, transport string
+	}{{"alice", at, "From: \"alice\" <sip:alice@", "From: \"bob\" <sip:bob@", " TCP "}, {"bob", bt, "From: \"bob\" <sip:bob@", "From: \"alice\" <sip:alice@", " UDP "}} {
+		if !strings.Contains(c.trace, "REGISTER sip:127.0.0.1") || !strings.Contains(c.trace, "SIP/2.0 200 OK") ||
+			!strings.Contains(c.trace, " received"+c.transport) || !strings.Contains(c.trace, " sent"+c.transport) {
+			t.Fatalf("%s's trace lacks its registration:\n%s", c.name, c.trace)
+		}
+		if strings.Contains(c.trace, c.other) {
+			t.Fatalf("%s's trace has the other phone's messages:\n%s", c.name, c.trace)
+		}
 	}
 }
