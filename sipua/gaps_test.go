@@ -221,3 +221,36 @@ func TestByeChallengedAndTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestByeChallengedOnIncomingCall: we answer sipp's call and hang up; sipp
+// answers our BYE with 407 and accepts the one with Proxy-Authorization.
+func TestByeChallengedOnIncomingCall(t *testing.T) {
+	acc := sippAccount(t, testpeer.FreeUDPPort(t))
+	p := startPhone(t, acc, "s3cret", autoAnswer)
+	dir := testpeer.SIPpDir(t)
+	b, err := os.ReadFile(filepath.Join("testdata", "uac_bye_challenge.xml"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "uac_bye_challenge.xml"), b, 0o644))
+	cmd := testpeer.SIPp(t, dir, "-sf", "uac_bye_challenge.xml", "127.0.0.1:"+itoa(p.stackPort()), "-s", "alice",
+		"-set", "user", "alice", "-set", "pass", "s3cret", "-m", "1", "-p", itoa(testpeer.FreeUDPPort(t)))
+	done := make(chan error, 1)
+	var out []byte
+	go func() { var err error; out, err = cmd.CombinedOutput(); done <- err }()
+	in := p.waitState("", StateActive, 10*time.Second)
+	must(t, p.Hangup(bg, in.ID))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("sipp: %v\n%s", err, tail(string(out)))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("sipp did not finish")
+	}
+	var tr string
+	if !testpeer.WaitFor(5*time.Second, func() bool {
+		tr = p.SIPTrace()
+		return strings.Contains(tr, "407 Proxy Authentication Required") && strings.Contains(tr, `Proxy-Authorization: Digest username="alice", realm="sipp.test"`)
+	}) {
+		t.Fatalf("trace:\n%s", tr)
+	}
+}
