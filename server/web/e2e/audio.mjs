@@ -199,7 +199,8 @@ try {
   await phonePage();
   await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 });
 
-  // 1. Each codec: the page calls bob; bob hears 440 Hz, the page 1000 Hz.
+  // 1. Each codec: the page calls bob, then bob calls the page, which
+  // answers; each time bob hears 440 Hz and the page 1000 Hz.
   // baresip plays its source at the codec's rate, so G.722 and Opus have a
   // bob of their own, registered beside the 8 kHz one (kamailio forks; the
   // bob without the offered codec answers 488), which quits afterwards.
@@ -221,6 +222,21 @@ try {
         check(`${codec}: the tab uses the call's codec`, mime.toLowerCase() === 'audio/' + codec.toLowerCase(), mime);
         check(`${codec}: baresip hears the page's 440 Hz`, near(far.hz, 440) && far.amp > MIC, show(far));
         check(`${codec}: the page hears baresip's 1000 Hz`, near(tab.hz, 1000) && tab.amp > LOUD, show(tab));
+        await hangupAll();
+        // The same for a call from bob, answered on the page.
+        await peer.ctrl('dial', `sip:alice@${registrar}`);
+        await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 });
+        await page.click('#calls [data-action="answer"]');
+        await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 });
+        await settle();
+        const m2 = peer.mark();
+        const tab2 = await hears();
+        const mime2 = await codecIn();
+        await sleep(600);
+        const far2 = peer.heard(m2);
+        check(`${codec} incoming: the tab uses the call's codec`, mime2.toLowerCase() === 'audio/' + codec.toLowerCase(), mime2);
+        check(`${codec} incoming: baresip hears the page's 440 Hz`, near(far2.hz, 440) && far2.amp > MIC, show(far2));
+        check(`${codec} incoming: the page hears baresip's 1000 Hz`, near(tab2.hz, 1000) && tab2.amp > LOUD, show(tab2));
         await hangupAll();
       } finally {
         if (theirs) await peer.quit();
