@@ -62,6 +62,10 @@ type outboxCount struct {
 	mu    sync.Mutex
 	n     int
 	known bool
+
+	// The delivery log, trimmed by OutboxDone under mu (see trimLog).
+	logTrimmed bool // trimmed to its bound since the DB was opened
+	logAdds    int  // lines it may have gained since
 }
 
 // recount reads the number of events from the table; mu is held.
@@ -201,6 +205,7 @@ func (db *DB) Deliveries(ctx context.Context, limit int) ([]Delivery, error) {
 	if limit <= 0 {
 		limit = 100
 	}
+	limit = min(limit, db.deliveryLog) // lines beyond the bound wait to be trimmed
 	var rows []deliveryRow
 	if err := db.g.WithContext(ctx).Order("at DESC, rowid DESC").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("deliveries: %w", err)

@@ -11,11 +11,12 @@ import (
 // OutboxDone ends event seq: it leaves the outbox and gets a line in the
 // delivery log (replacing an older line of the same DeliveryID, as after a
 // resend). The call counts as one more attempt. The log keeps the newest
-// deliveryLogSize (1000) lines.
+// deliveryLogSize (1000) lines (see trimLog).
 func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered bool, errText string) error {
 	c := &db.outbox
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var trim bool
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		// Single-row statements only: inside a transaction, INSERT ...
 		// SELECT or a multi-row DELETE would each keep a statement journal,
@@ -45,21 +46,21 @@ func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered b
 				return err
 			}
 		}
-		prune := pruneOldestSQL
-		if seq%100 == 0 {
-			prune = pruneLogSQL
-		}
-		if _, err := tx.ExecContext(ctx, prune, db.deliveryLog); err != nil {
-			return fmt.Errorf("prune delivery log: %w", err)
-		}
-		return nil
+		trim, err = db.trimLog(ctx, tx)
+		return err
 	})
 	switch {
 	case err == nil:
 		c.n--
+		if trim {
+			c.logTrimmed, c.logAdds = true, 0
+		} else {
+			c.logAdds++
+		}
 	case errors.Is(err, ErrNotFound):
 	default:
 		c.known = false // a failed commit may still have happened: count again
+		c.logTrimmed = false
 		err = fmt.Errorf("outbox done %d: %w", seq, err)
 	}
 	return err
@@ -72,11 +73,32 @@ const logInsertSQL = `INSERT INTO deliveries
 const logUpdateSQL = `UPDATE deliveries SET call_id = ?2, event = ?3, status = ?4, attempts = ?5,
 	last_error = ?6, delivered = ?7, at = ?8, fields = ?9 WHERE delivery_id = ?1`
 
-// The delivery log keeps its newest deliveryLog lines. Each OutboxDone adds
-// at most one line, so removing the oldest line (lowest at, found at the end
-// of deliveries_at) while there are more keeps the bound with a single-row
-// delete. Every 100th event (by Seq) the general form runs, which also trims
-// a log that was longer before (a bound lowered since).
+// trimLog keeps the delivery log to its bound, in tx, and says whether it
+// trimmed it to the bound. The log keeps its newest deliveryLog lines: each
+// OutboxDone adds at most one, and the log is trimmed back to deliveryLog
+// lines once it may have gained more than 1% of that (every 11th call for
+// 1000 lines), which costs far less than removing one line per call. Bounds
+// under 100 leave no slack: then the oldest line goes whenever there are
+// more. Deliveries never lists more than deliveryLog lines.
+func (db *DB) trimLog(ctx context.Context, tx *sql.Tx) (bool, error) {
+	c := &db.outbox
+	slack := db.deliveryLog / 100
+	switch {
+	case c.logTrimmed && c.logAdds+1 <= slack:
+		return false, nil
+	case c.logTrimmed && slack == 0:
+		// A single-row delete: no statement journal in the transaction.
+		if _, err := tx.ExecContext(ctx, pruneOldestSQL, db.deliveryLog); err != nil {
+			return false, fmt.Errorf("prune delivery log: %w", err)
+		}
+	default:
+		if _, err := tx.ExecContext(ctx, pruneLogSQL, db.deliveryLog); err != nil {
+			return false, fmt.Errorf("prune delivery log: %w", err)
+		}
+	}
+	return true, nil
+}
+
 const (
 	pruneOldestSQL = `DELETE FROM deliveries WHERE rowid = (SELECT rowid FROM deliveries ORDER BY at LIMIT 1)
 	AND (SELECT COUNT(*) FROM deliveries) > ?1`

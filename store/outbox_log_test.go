@@ -48,7 +48,7 @@ func TestOutboxDoneResend(t *testing.T) {
 }
 
 // TestDeliveryLogTrimsLongerLog: a log longer than the bound (a bound lowered
-// since) is trimmed to the newest lines, at the latest by the 100th event.
+// since) is trimmed to the newest lines.
 func TestDeliveryLogTrimsLongerLog(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t)
@@ -120,5 +120,34 @@ func TestOutboxCapacityAfterDone(t *testing.T) {
 	}
 	if !enqueue(t, db, "y", "call-started", 2) {
 		t.Fatal("event dropped with room")
+	}
+}
+
+// TestDeliveryLogSlack: a bound of 300 lines lets the table hold up to 3 more
+// between trims, never more, and Deliveries lists only the newest 300.
+func TestDeliveryLogSlack(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	db.deliveryLog = 300
+	most := 0
+	for i := range 320 {
+		enqueue(t, db, fmt.Sprint("c", i), "call-started", 10)
+		due, err := db.DueOutbox(ctx, time.Now().Add(time.Second), 1)
+		if err != nil || len(due) != 1 {
+			t.Fatal(due, err)
+		}
+		if err := db.OutboxDone(ctx, due[0].Seq, 200, true, ""); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		db.g.Model(&deliveryRow{}).Count(&n)
+		most = max(most, int(n))
+	}
+	if most != 303 {
+		t.Fatalf("the log held at most %d lines, want 303", most)
+	}
+	log, err := db.Deliveries(ctx, 1000)
+	if err != nil || len(log) != 300 || log[0].CallID != "c319" || log[299].CallID != "c20" {
+		t.Fatalf("Deliveries: %d lines, %v", len(log), err)
 	}
 }
