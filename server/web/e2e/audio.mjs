@@ -25,6 +25,7 @@ if (!binary) {
 }
 const out = resolve(outArg ?? 'test-artifacts');
 mkdirSync(out, { recursive: true });
+for (const f of readdirSync(out)) if (f.startsWith('audio-') && f.endsWith('.png')) rmSync(join(out, f)); // this script's last shots
 const home = mkdtempSync(join(tmpdir(), 'softphone-audio-'));
 const work = mkdtempSync(join(tmpdir(), 'softphone-audio-work-'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -378,7 +379,7 @@ try {
   // talk calls dave with this side muted (a person listening), for secs,
   // and answers the /ui page of the call's recording once its transcript
   // is done or failed, with its lines.
-  const talk = async (secs) => {
+  const talk = async (secs, label) => {
     const before = new Set(await recordingIDs());
     await phonePage();
     await dial('dave');
@@ -395,7 +396,7 @@ try {
       }
       await sleep(300);
     }
-    if (id) { await page.goto(`${api()}/ui/recordings/${id}`); await shot('ui-recording-' + id.slice(0, 8)); }
+    if (id) { await page.goto(`${api()}/ui/recordings/${id}`); await shot('ui-recording-' + label); }
     const lines = [...ui.matchAll(/<span class="speaker">([^<]*)<\/span>\s*<span class="text">([^<]*)<\/span>/g)].map((m) => ({ who: m[1], text: m[2] }));
     return { id, ui, lines, remote: lines.filter((l) => l.who === 'Other party').map((l) => l.text).join(' '),
       mine: lines.filter((l) => l.who !== 'Other party').map((l) => l.text).join(' ') };
@@ -413,7 +414,7 @@ try {
       await page.fill('#f-transcription\\.url', rz.url);
       await page.fill('#f-transcription\\.key', 'local-key');
     });
-    const t = await talk(4.5);
+    const t = await talk(4.5, 'http');
     check('transcript: the recogniser got both channels with the key', rz.requests.length === 2 && rz.requests.every((q) => q.auth === 'Bearer local-key'), show(rz.requests.map((q) => ({ auth: q.auth ? 'set' : '', text: q.text }))));
     check('transcript: /ui shows the sentence on the far end\'s side', t.remote.includes(sentence) && !t.mine.includes('cancel'), show(t.lines) + ' ' + t.ui.slice(0, 300));
     check('transcript: the recording on /ui carries the red flag', /chip flag">Cancellation/i.test(t.ui), t.ui.slice(0, 600));
@@ -428,7 +429,7 @@ try {
   await section('transcript pocketsphinx', async () => {
     if (!dave) throw new Error('no dave (the transcript section failed)');
     await save('recording', () => page.selectOption('#f-transcription\\.recogniser', 'pocketsphinx'));
-    const t = await talk(4.5);
+    const t = await talk(4.5, 'pocketsphinx');
     // This side's channel holds the page's tone until mute is clicked.
     check('transcript (pocketsphinx, open vocabulary): words on the far end\'s side', t.remote.length > 0,
       show(t.lines) + ' ' + (t.ui.match(/<p id="no-transcript">[^<]*/)?.[0] ?? ''));
