@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -191,8 +192,9 @@ func (db *DB) ListHistory(ctx context.Context, f HistoryFilter) ([]HistoryEntry,
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?"
-	args = append(args, limit, max(f.Offset, 0))
+	// LIMIT and OFFSET are written out: as bound parameters they make
+	// SQLite prepare the statement a second time on its first step.
+	q += " ORDER BY started_at DESC, id DESC LIMIT " + strconv.Itoa(limit) + " OFFSET " + strconv.Itoa(max(f.Offset, 0))
 	sdb, err := db.raw()
 	if err != nil {
 		return nil, fmt.Errorf("list history: %w", err)
