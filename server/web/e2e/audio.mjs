@@ -7,11 +7,16 @@
 //   node server/web/e2e/audio.mjs <softphone binary> [screenshot folder]
 //
 // Run inside `unshare -n` (scripts/e2e.sh). Prints "ok"/"FAIL" lines and
-// "N passed, N failed"; exits non-zero on a failure.
+// "N passed, N failed"; exits non-zero on a failure. Screenshots audio-*.png.
+// Cases (issue 6): each of PCMU, PCMA, G.722, Opus outgoing and incoming;
+// mute, hold, resume, DTMF from the pad; recording channels; a conference
+// of two baresips; a transcript with a red flag (HTTP recogniser path, then
+// the product's pocketsphinx path). While debugging: ONLY=<section name
+// part> runs some sections, KEEP=1 keeps the homes and peers' folders,
+// VERBOSE=1 prints the measurements of passing checks.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, readdirSync, writeFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, mkdirSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { kamailio, freePort } from './peers.mjs';
