@@ -453,6 +453,7 @@ try {
     rmSync(home, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
     for (const p of peers) rmSync(p.dir, { recursive: true, force: true });
+    if (kam) rmSync(kam.dir, { recursive: true, force: true });
   } else console.log('kept', home, work, peers.map((p) => p.dir).join(' '));
 }
 console.log(`audio: ${passed} passed, ${failed} failed`);
