@@ -11,6 +11,7 @@ const idempotencyWindow = 10 * time.Minute
 
 type idemEntry struct {
 	once sync.Mutex // held while the first request dials
+	// id, done and at are written holding both once and idempotency.mu.
 	id   string
 	done bool
 	at   time.Time
@@ -58,6 +59,10 @@ func (m *idempotency) do(key string, place func() (string, error)) (id string, r
 		m.mu.Unlock()
 		return "", false, err
 	}
+	// Written under both locks: the sweep above reads done and at under m.mu,
+	// a repeat reads them under e.once.
+	m.mu.Lock()
 	e.id, e.done, e.at = id, true, time.Now()
+	m.mu.Unlock()
 	return id, false, nil
 }
