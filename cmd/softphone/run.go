@@ -75,6 +75,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer engine.Close() // after the phone has ended its calls, before the database closes
 	phone, err := sipua.New(sipua.Config{Settings: st, Secrets: secrets, DB: db, Bus: bus, Media: engine, Logger: log})
 	if err != nil {
 		return err
@@ -133,14 +134,13 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	go func() { failed <- listeners.Wait() }()
 	go func() { failed <- phoneGroup.Wait() }()
 	go func() { failed <- senders.Wait() }()
-	var first error
 	select {
 	case <-ctx.Done():
-	case first = <-failed:
+	case <-failed: // its error is collected again below, in order
 	}
 	log.Info("shutting down")
 	stopListeners()
-	errs := []error{first, listeners.Wait()}
+	errs := []error{listeners.Wait()}
 	stopPhone()
 	errs = append(errs, phoneGroup.Wait())
 	stopSenders()
