@@ -64,16 +64,29 @@ func runChrome(t *testing.T, e *Engine) chromeResult {
 	if err := writeMonoWAV(mic, pcmRate, tone(440, pcmRate, 10*pcmRate, &ph)); err != nil {
 		t.Fatal(err)
 	}
+	// Chromium's helper processes may still write to the profile after the
+	// browser is killed: run it in its own process group, kill the group, and
+	// remove the profile ourselves.
+	profile, err := os.MkdirTemp("", "chrome-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, "chromium", "--headless", "--no-sandbox", "--disable-gpu",
 		"--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
 		"--use-file-for-fake-audio-capture="+mic, "--allow-loopback-in-peer-connection",
-		"--autoplay-policy=no-user-gesture-required", "--user-data-dir="+t.TempDir(),
+		"--autoplay-policy=no-user-gesture-required", "--user-data-dir="+profile,
 		"--no-first-run", "--disable-background-networking", srv.URL)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); cancel() })
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		cancel()
+		_ = os.RemoveAll(profile)
+	})
 	select {
 	case res := <-results:
 		t.Logf("page: %+v", res)

@@ -157,7 +157,7 @@ export async function capture(dir, [from, to]) {
   const proc = spawn('tshark', ['-q', '-i', 'lo', '-f', `udp dst portrange ${from}-${to}`, '-w', pcap], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   await new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new Error('tshark did not start: ' + err)), 10000);
+    const t = setTimeout(() => rej(new Error('tshark did not start within 30 s: ' + err)), 30000); // loading its dissectors is slow on a busy machine
     proc.stderr.on('data', (d) => { err += d; if (err.includes('Capturing on')) { clearTimeout(t); res(); } });
   });
   return {
