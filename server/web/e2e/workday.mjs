@@ -1,5 +1,6 @@
 // The day's path of issue 7 against real peers; used by day.mjs --day.
-import { kamailio, baresip } from './peers.mjs';
+import { kamailio } from './peers.mjs';
+import { baresip } from './tones.mjs';
 
 export async function workday(page, shot, url, check) {
   const at = (p) => new URL(p, url).href;
