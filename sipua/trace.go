@@ -33,34 +33,52 @@ type traceEntry struct {
 	text      string
 }
 
-// sipTrace is the ring of recent SIP messages of one phone.
+// sipTrace is the ring of recent SIP messages of one phone: a circular
+// buffer, so adding a message under load copies nothing (a slice shifted on
+// every add cost ~50 KB of garbage per message once full).
 type sipTrace struct {
-	mu      sync.Mutex
-	entries []traceEntry // oldest first
-	bytes   int
+	mu    sync.Mutex
+	ring  [traceMaxEntries]traceEntry
+	first int // index of the oldest entry
+	n     int // entries held
+	bytes int
 }
 
 func (t *sipTrace) add(e traceEntry) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.entries = append(t.entries, e)
+	if t.n == traceMaxEntries {
+		t.dropOldest()
+	}
+	t.ring[(t.first+t.n)%traceMaxEntries] = e
+	t.n++
 	t.bytes += len(e.text)
-	drop := 0
-	for len(t.entries)-drop > traceMaxEntries || (t.bytes > traceMaxBytes && len(t.entries)-drop > 1) {
-		t.bytes -= len(t.entries[drop].text)
-		drop++
+	for t.bytes > traceMaxBytes && t.n > 1 {
+		t.dropOldest()
 	}
-	if drop > 0 {
-		t.entries = append(t.entries[:0:0], t.entries[drop:]...)
-	}
+}
+
+func (t *sipTrace) dropOldest() {
+	t.bytes -= len(t.ring[t.first].text)
+	t.ring[t.first] = traceEntry{}
+	t.first = (t.first + 1) % traceMaxEntries
+	t.n--
+}
+
+// len is the number of messages held.
+func (t *sipTrace) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
 }
 
 func (t *sipTrace) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var b strings.Builder
-	b.Grow(t.bytes + len(t.entries)*100)
-	for _, e := range t.entries {
+	b.Grow(t.bytes + t.n*100)
+	for i := range t.n {
+		e := &t.ring[(t.first+i)%traceMaxEntries]
 		dir, arrow := "received", "<-"
 		if e.sent {
 			dir, arrow = "sent", "->"
@@ -87,8 +105,7 @@ func redact(msg []byte) string {
 	if len(s) > traceMaxMessage {
 		s = s[:traceMaxMessage] + "\n[cut]"
 	}
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "authorization") {
+	if !containsFold(s, "authorization") {
 		return s
 	}
 	lines := strings.SplitAfter(s, "\n")
@@ -104,6 +121,17 @@ func redact(msg []byte) string {
 		lines[i] = name + ": " + keepDigestParams(value) + "\r\n"
 	}
 	return strings.Join(lines, "")
+}
+
+// containsFold reports whether s holds sub (lower case ASCII) in any case,
+// without the copy strings.ToLower would make of every message.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // keepDigestParams keeps the scheme and the username, realm and uri

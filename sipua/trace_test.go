@@ -19,12 +19,21 @@ func TestTraceRingBoundsAndRedaction(t *testing.T) {
 	if n := strings.Count(s, "OPTIONS sip:x"); n != traceMaxEntries || strings.Contains(s, "CSeq: 99 OPTIONS") || !strings.Contains(s, "CSeq: 599 OPTIONS") {
 		t.Fatalf("%d entries kept", n)
 	}
+	// A full ring takes a message without allocating: the trace sees every
+	// SIP message, so garbage here is paid on every call.
+	e := traceEntry{at: time.Now(), transport: "UDP", text: "OPTIONS sip:x SIP/2.0\r\n\r\n"}
+	if n := testing.AllocsPerRun(100, func() { tr.add(e) }); n != 0 {
+		t.Fatalf("adding to a full trace allocates %v times", n)
+	}
 	big := strings.Repeat("x", 300<<10)
 	for i := 0; i < 5; i++ {
 		tr.add(traceEntry{at: time.Now(), text: redact([]byte(big))})
 	}
-	if tr.bytes > traceMaxBytes || len(tr.String()) > traceMaxBytes+len(tr.entries)*200 {
+	if tr.bytes > traceMaxBytes || len(tr.String()) > traceMaxBytes+tr.len()*200 {
 		t.Fatalf("trace holds %d bytes", tr.bytes)
+	}
+	if !containsFold("x\r\nPROXY-Authorization: y", "authorization") || containsFold("Authorizatio", "authorization") {
+		t.Fatal("containsFold")
 	}
 	msg := "BYE sip:b@h SIP/2.0\r\nproxy-authorization: Digest username=\"al,ice\", realm=\"r\", nonce=\"n\", uri=\"sip:b@h\", response=\"0123abcd\", algorithm=MD5\r\n\r\n"
 	got := redact([]byte(msg))

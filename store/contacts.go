@@ -82,12 +82,14 @@ func (db *DB) FindContactByNumber(ctx context.Context, number string) (Contact, 
 	if key == "" {
 		return Contact{}, fmt.Errorf("contact with number %q: %w", number, ErrNotFound)
 	}
-	var r contactRow
-	err := db.g.WithContext(ctx).Where("number_key = ?", key).Order("created_at, id").Take(&r).Error
+	c, ok, err := db.contactByKey(ctx, key)
 	if err != nil {
-		return Contact{}, notFound(err, "contact with number", number)
+		return Contact{}, fmt.Errorf("contact with number %q: %w", number, err)
 	}
-	return r.contact(), nil
+	if !ok {
+		return Contact{}, fmt.Errorf("contact with number %q: %w", number, ErrNotFound)
+	}
+	return c, nil
 }
 
 // CreateContact stores a new contact under a new UUID and returns it.
@@ -95,6 +97,7 @@ func (db *DB) CreateContact(ctx context.Context, c Contact) (Contact, error) {
 	if err := validContact(c); err != nil {
 		return Contact{}, err
 	}
+	defer db.contacts.drop()
 	c.ID = uuid.NewString()
 	now := time.Now().UnixNano()
 	r := contactRow{ID: c.ID, Name: c.Name, Number: c.Number, NumberKey: numberKey(c.Number),
@@ -110,6 +113,7 @@ func (db *DB) UpdateContact(ctx context.Context, c Contact) (Contact, error) {
 	if err := validContact(c); err != nil {
 		return Contact{}, err
 	}
+	defer db.contacts.drop()
 	res := db.g.WithContext(ctx).Model(&contactRow{}).Where("id = ?", c.ID).Updates(map[string]any{
 		"name": c.Name, "number": c.Number, "number_key": numberKey(c.Number),
 		"account_id": c.AccountID, "updated_at": time.Now().UnixNano(),
@@ -125,6 +129,7 @@ func (db *DB) UpdateContact(ctx context.Context, c Contact) (Contact, error) {
 
 // DeleteContact removes a contact; ErrNotFound when the id is unknown.
 func (db *DB) DeleteContact(ctx context.Context, id string) error {
+	defer db.contacts.drop()
 	res := db.g.WithContext(ctx).Where("id = ?", id).Delete(&contactRow{})
 	if res.Error != nil {
 		return fmt.Errorf("delete contact %q: %w", id, res.Error)

@@ -83,4 +83,28 @@ func TestContacts(t *testing.T) {
 	if all, _ := db.ListContacts(ctx, ""); len(all) != 1 {
 		t.Fatalf("after delete: %+v", all)
 	}
+	// Lookups by number are answered from memory: every change shows at once.
+	if _, err := db.FindContactByNumber(ctx, "201"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("find a deleted contact's number: %v, want ErrNotFound", err)
+	}
+	twin, err := db.CreateContact(ctx, Contact{Name: "Ada's twin", Number: "+49 30 12345"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := db.FindContactByNumber(ctx, "+493012345"); f.ID != ada.ID {
+		t.Fatalf("two contacts share a number: found %+v, want the older (Ada)", f)
+	}
+	ada.Name = "Ada L."
+	if _, err := db.UpdateContact(ctx, ada); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := db.FindContactByNumber(ctx, "+493012345"); f.Name != "Ada L." {
+		t.Fatalf("after renaming: found %+v", f)
+	}
+	if err := db.DeleteContact(ctx, ada.ID); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := db.FindContactByNumber(ctx, "+493012345"); f.ID != twin.ID {
+		t.Fatalf("after deleting the older: found %+v, want the twin", f)
+	}
 }

@@ -19,8 +19,9 @@ import (
 // structs of types.go.
 type DB struct {
 	g           *gorm.DB
-	deliveryLog int         // lines the delivery log keeps
-	outbox      outboxCount // events in the outbox (outbox.go)
+	deliveryLog int          // lines the delivery log keeps
+	outbox      outboxCount  // events in the outbox (outbox.go)
+	contacts    contactIndex // contacts by number key (contacts_cache.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy

@@ -82,18 +82,31 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 	}
 	e.Open = true
 	r := historyRowOf(e)
-	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(`INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
+	const insert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
 			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
 			open, declined, jitter, loss, note, recording)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO NOTHING`,
-			r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
-			r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
-			r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO NOTHING`
+	args := []any{r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
+		r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
+		r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording}
+	if len(e.Tags) == 0 {
+		// Every call starts here: one statement on database/sql, no
+		// transaction around it (it is atomic alone) and no gorm.
+		sdb, err := db.raw()
+		if err == nil {
+			_, err = sdb.ExecContext(ctx, insert, args...)
+		}
+		if err != nil {
+			return fmt.Errorf("start history of call %s: %w", e.CallID, err)
+		}
+		return nil
+	}
+	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(insert, args...)
 		if res.Error != nil {
 			return fmt.Errorf("start history of call %s: %w", e.CallID, res.Error)
 		}
-		if res.RowsAffected == 0 || len(e.Tags) == 0 {
+		if res.RowsAffected == 0 {
 			return nil
 		}
 		return writeTags(tx, e.ID, e.Tags, nil)
@@ -114,23 +127,37 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 	}
 	e.Open = false
 	r := historyRowOf(e)
-	set := map[string]any{
-		"outcome": r.Outcome, "answered": r.Answered, "duration_s": r.DurationS, "reason": r.Reason,
-		"answered_by": r.AnsweredBy, "answered_at": r.AnsweredAt, "ended_at": r.EndedAt, "open": false,
-		"declined": r.Declined, "jitter": r.Jitter, "loss": r.Loss,
-	}
-	for col, v := range map[string]string{"seance_id": r.SeanceID, "account_id": r.AccountID,
-		"account": r.Account, "direction": r.Direction, "number": r.Number, "uri": r.URI,
-		"name": r.Name, "dialed": r.Dialed, "recording": r.Recording} {
-		if v != "" {
-			set[col] = v
+	// Every call ends here: one UPDATE on database/sql (no gorm, no
+	// transaction); only an entry whose start was lost takes the slower way.
+	set := []string{"outcome = ?", "answered = ?", "duration_s = ?", "reason = ?", "answered_by = ?",
+		"answered_at = ?", "ended_at = ?", "open = 0", "declined = ?", "jitter = ?", "loss = ?"}
+	args := []any{r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.AnsweredAt, r.EndedAt,
+		r.Declined, r.Jitter, r.Loss}
+	for _, kv := range []struct{ col, v string }{{"seance_id", r.SeanceID}, {"account_id", r.AccountID},
+		{"account", r.Account}, {"direction", r.Direction}, {"number", r.Number}, {"uri", r.URI},
+		{"name", r.Name}, {"dialed", r.Dialed}, {"recording", r.Recording}} {
+		if kv.v != "" {
+			set, args = append(set, kv.col+" = ?"), append(args, kv.v)
 		}
 	}
 	if r.StartedAt != 0 {
-		set["started_at"] = r.StartedAt
+		set, args = append(set, "started_at = ?"), append(args, r.StartedAt)
+	}
+	update := "UPDATE history SET " + strings.Join(set, ", ") + " WHERE call_id = ?"
+	args = append(args, e.CallID)
+	sdb, err := db.raw()
+	if err != nil {
+		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
+	}
+	res, err := sdb.ExecContext(ctx, update, args...)
+	if err != nil {
+		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		return nil
 	}
 	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&historyRow{}).Where("call_id = ?", e.CallID).Updates(set)
+		res := tx.Exec(update, args...)
 		if res.Error != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)
 		}

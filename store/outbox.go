@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,54 +85,100 @@ func (db *DB) recountOutbox(ctx context.Context) error {
 }
 
 // EnqueueOutbox appends an event to the outbox unless it already holds
-// capacity events (then it returns false and stores nothing). Seq is given
-// by the database. An empty DeliveryID gets a UUID; zero CreatedAt and NextAt
-// are now (due at once). The count and the insert are atomic: both happen
-// under the outbox lock.
+// capacity events (then it returns false and stores nothing). See
+// EnqueueOutboxBatch, which it is with one event.
 func (db *DB) EnqueueOutbox(ctx context.Context, e OutboxEvent, capacity int) (bool, error) {
-	fields := e.Fields
-	if fields == nil {
-		fields = map[string]string{}
-	}
-	b, err := json.Marshal(fields)
-	if err != nil {
-		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
-	}
-	if e.DeliveryID == "" {
-		e.DeliveryID = uuid.NewString()
+	n, err := db.EnqueueOutboxBatch(ctx, []OutboxEvent{e}, capacity)
+	return n == 1, err
+}
+
+// execer is what runs a statement: the database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// outboxInsertRows is how many events one INSERT statement carries (9
+// parameters each, far below SQLite's limit of 32,766).
+const outboxInsertRows = 64
+
+// EnqueueOutboxBatch appends events to the outbox in their order, in one
+// transaction, as many as fit below capacity: it returns how many were
+// stored (the first n; the rest are not). Seq is given by the database. An
+// empty DeliveryID gets a UUID; zero CreatedAt and NextAt are now (due at
+// once). The count and the insert are atomic: both happen under the outbox
+// lock. One transaction for many events is what makes a burst cheap: most of
+// an INSERT's cost is the statement and the commit, not the row.
+func (db *DB) EnqueueOutboxBatch(ctx context.Context, evs []OutboxEvent, capacity int) (int, error) {
+	if len(evs) == 0 {
+		return 0, nil
 	}
 	now := time.Now()
-	if e.CreatedAt.IsZero() {
-		e.CreatedAt = now
-	}
-	if e.NextAt.IsZero() {
-		e.NextAt = now
+	args := make([]any, 0, 9*len(evs))
+	for _, e := range evs {
+		fields := e.Fields
+		if fields == nil {
+			fields = map[string]string{}
+		}
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return 0, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+		}
+		if e.DeliveryID == "" {
+			e.DeliveryID = uuid.NewString()
+		}
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = now
+		}
+		if e.NextAt.IsZero() {
+			e.NextAt = now
+		}
+		args = append(args, e.DeliveryID, e.CallID, e.Event, string(b), e.Attempts, ts(e.NextAt),
+			e.LastStatus, e.LastError, ts(e.CreatedAt))
 	}
 	c := &db.outbox
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.known || c.n >= capacity {
+	fail := func(err error) (int, error) {
+		return 0, fmt.Errorf("enqueue %s of call %s: %w", evs[0].Event, evs[0].CallID, err)
+	}
+	if !c.known || c.n+len(evs) > capacity {
 		if err := db.recountOutbox(ctx); err != nil {
-			return false, fmt.Errorf("enqueue %s of call %s: outbox length: %w", e.Event, e.CallID, err)
-		}
-		if c.n >= capacity {
-			return false, nil
+			return fail(fmt.Errorf("outbox length: %w", err))
 		}
 	}
-	sdb, err := db.raw()
-	if err != nil {
-		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+	n := min(len(evs), capacity-c.n)
+	if n <= 0 {
+		return 0, nil
 	}
-	_, err = sdb.ExecContext(ctx, `INSERT INTO outbox
-		(delivery_id, call_id, event, fields, attempts, next_at, last_status, last_error, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.DeliveryID, e.CallID, e.Event, string(b), e.Attempts, ts(e.NextAt), e.LastStatus, e.LastError, ts(e.CreatedAt))
+	insert := func(ex execer, i, k int) error {
+		q := `INSERT INTO outbox (delivery_id, call_id, event, fields, attempts, next_at, last_status, last_error, created_at) VALUES ` +
+			strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", k-1) + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		_, err := ex.ExecContext(ctx, q, args[9*i:9*(i+k)]...)
+		return err
+	}
+	var err error
+	if n <= outboxInsertRows {
+		// One statement is atomic by itself; BEGIN and COMMIT would only add.
+		var sdb *sql.DB
+		if sdb, err = db.raw(); err == nil {
+			err = insert(sdb, 0, n)
+		}
+	} else {
+		err = db.inTx(ctx, func(tx *sql.Tx) error {
+			for i := 0; i < n; i += outboxInsertRows {
+				if err := insert(tx, i, min(outboxInsertRows, n-i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		c.known = false // whatever happened, count again next time
-		return false, fmt.Errorf("enqueue %s of call %s: %w", e.Event, e.CallID, err)
+		return fail(err)
 	}
-	c.n++
-	return true, nil
+	c.n += n
+	return n, nil
 }
 
 // DueOutbox returns, for each call with events waiting, only its oldest event

@@ -129,6 +129,44 @@ func TestOutboxCapacity(t *testing.T) {
 	}
 }
 
+// TestOutboxBatch: a batch keeps its order (also across the statements a
+// long batch is cut into), and where the outbox fills up the first events
+// are stored and the rest are not.
+func TestOutboxBatch(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	var batch []OutboxEvent
+	for i := range 150 {
+		batch = append(batch, OutboxEvent{CallID: "c", Event: fmt.Sprint("e", i), Fields: map[string]string{"i": fmt.Sprint(i)}})
+	}
+	n, err := db.EnqueueOutboxBatch(ctx, batch, 200)
+	if err != nil || n != 150 {
+		t.Fatalf("stored %d, %v", n, err)
+	}
+	n, err = db.EnqueueOutboxBatch(ctx, batch[:80], 200)
+	if err != nil || n != 50 {
+		t.Fatalf("stored %d of 80 with room for 50: %v", n, err)
+	}
+	if n, _ := db.OutboxLen(ctx); n != 200 {
+		t.Fatalf("OutboxLen = %d", n)
+	}
+	for i := range 200 {
+		due, err := db.DueOutbox(ctx, time.Now().Add(time.Second), 0)
+		if err != nil || len(due) != 1 {
+			t.Fatalf("due %v %v", due, err)
+		}
+		if want := fmt.Sprint("e", i%150); due[0].Event != want || due[0].Fields["i"] != fmt.Sprint(i%150) {
+			t.Fatalf("event %d is %s %v, want %s", i, due[0].Event, due[0].Fields, want)
+		}
+		if err := db.OutboxDone(ctx, due[0].Seq, 200, true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.EnqueueOutboxBatch(ctx, nil, 200); n != 0 || err != nil {
+		t.Fatal(n, err)
+	}
+}
+
 // TestOutboxCapacityConcurrent: many writers never push the outbox past its capacity.
 func TestOutboxCapacityConcurrent(t *testing.T) {
 	ctx := context.Background()

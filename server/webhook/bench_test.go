@@ -48,23 +48,32 @@ func BenchmarkDelivery(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(want), "cpu-µs/event")
 }
 
-// BenchmarkEnqueue: one event from the subscription into the SQLite outbox
-// (payload, EnqueueOutbox with its capacity check), as the reader does it.
+// BenchmarkEnqueue: events from the subscription into the SQLite outbox
+// (payload, then EnqueueOutboxBatch with its capacity check) as the reader
+// writes them: alone (batch1, the first event after a quiet spell) and
+// during a burst (batch64). cpu-µs/event is the process's CPU per event.
 func BenchmarkEnqueue(b *testing.B) {
-	db := openDB(b, b.TempDir())
-	s := New(Config{Settings: settingsFor("http://127.0.0.1:1/", "POST"), DB: db, Capacity: 1 << 30})
-	pc := &phoneCall{c: sipua.Call{ID: "c", Direction: sipua.DirIn, State: sipua.StateRingingIn, StartedAt: t0, StateAt: t0}}
-	e := sipua.Event{Kind: sipua.EventCallStarted, At: t0, Call: pc.c}
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t := time.Now()
-		s.enqueue(ctx, e)
-		lat = append(lat, time.Since(t))
+	for _, size := range []int{1, 64} {
+		b.Run("batch"+strconv.Itoa(size), func(b *testing.B) {
+			db := openDB(b, b.TempDir())
+			s := New(Config{Settings: settingsFor("http://127.0.0.1:1/", "POST"), DB: db, Capacity: 1 << 30})
+			r := &reader{s: s, timer: time.NewTimer(time.Hour)}
+			pc := &phoneCall{c: sipua.Call{ID: "c", Direction: sipua.DirIn, State: sipua.StateRingingIn, StartedAt: t0, StateAt: t0}}
+			e := sipua.Event{Kind: sipua.EventCallStarted, At: t0, Call: pc.c}
+			ctx := context.Background()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				r.take(e)
+				if len(r.batch) == size {
+					r.flush(ctx)
+				}
+			}
+			r.flush(ctx)
+			b.StopTimer()
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N), "cpu-µs/event")
+		})
 	}
-	b.StopTimer()
-	report(b, lat)
 }
 
 // BenchmarkPublish: what the call path pays: Bus.Publish with the webhook
