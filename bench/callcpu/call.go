@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/softphone/softphone/internal/testpeer"
+)
+
+// page is the phone page in headless Chromium (page.mjs).
+type page struct {
+	in    io.WriteCloser
+	lines chan string
+}
+
+type pageStats struct {
+	In, Out           int
+	CodecIn, CodecOut string
+}
+
+func openPage(tb *runTB, url string) *page {
+	mic := filepath.Join(tb.TempDir(), "mic440.wav")
+	if err := testpeer.WriteTone(mic, 440, 48000, 600); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command("node", "bench/callcpu/page.mjs", url, mic)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // chromium's helpers too
+		<-done
+	})
+	p := &page{in: in, lines: make(chan string, 16)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	if l := p.line(tb, 40*time.Second); l != "connected" {
+		tb.Fatalf("the page did not connect: %q", l)
+	}
+	return p
+}
+
+func (p *page) line(tb *runTB, d time.Duration) string {
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			tb.Fatal("the page script ended")
+		}
+		return l
+	case <-time.After(d):
+		tb.Fatal("the page script said nothing")
+	}
+	return ""
+}
+
+func (p *page) stats(tb *runTB) pageStats {
+	if _, err := io.WriteString(p.in, "stats\n"); err != nil {
+		tb.Fatal(err)
+	}
+	var s pageStats
+	if err := json.Unmarshal([]byte(p.line(tb, 10*time.Second)), &s); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+type measured struct {
+	phone, baresip    float64 // % of one core
+	wall              time.Duration
+	in, out           int
+	codecIn, codecOut string
+	heardHz           float64
+}
+
+// measure places one call to bob, lets it settle, reads both processes'
+// CPU over the same stretch, and hangs up.
+func measure(tb *runTB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, d time.Duration, profile bool, profPath string) measured {
+	res, err := post(ph.api+"/calls", map[string]any{"number": "bob"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	id, _ := res["id"].(string)
+	if !testpeer.WaitFor(15*time.Second, func() bool {
+		var c map[string]any
+		return getJSON(ph.api+"/calls/"+id, &c) == nil && c["state"] == "active"
+	}) {
+		tb.Fatalf("call %s did not become active", id)
+	}
+	time.Sleep(3 * time.Second) // past the call's start (SIP, first packets, the tab's jitter buffer)
+	profDone := make(chan error, 1)
+	if profile {
+		go func() { profDone <- fetchProfile(ph.pprofAddr, d, profPath) }()
+	}
+	s0 := pg.stats(tb)
+	p0, b0, w0 := cpu(tb, ph.pid), cpu(tb, bobPID), time.Now()
+	time.Sleep(d) // the measured stretch of call
+	p1, b1, wall := cpu(tb, ph.pid), cpu(tb, bobPID), time.Since(w0)
+	s1 := pg.stats(tb)
+	if profile {
+		if err := <-profDone; err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := post(ph.api+"/calls/"+id+"/hangup", map[string]any{}); err != nil {
+		tb.Fatal(err)
+	}
+	testpeer.WaitFor(10*time.Second, func() bool {
+		var calls []map[string]any
+		return getJSON(ph.api+"/calls", &calls) == nil && len(calls) == 0
+	})
+	m := measured{
+		phone:   100 * (p1 - p0).Seconds() / wall.Seconds(),
+		baresip: 100 * (b1 - b0).Seconds() / wall.Seconds(),
+		wall:    wall, in: s1.In - s0.In, out: s1.Out - s0.Out, codecIn: s1.CodecIn, codecOut: s1.CodecOut,
+	}
+	if recs := bob.Recordings(); len(recs) > 0 {
+		if t, err := testpeer.AnalyseFile(recs[len(recs)-1], 0); err == nil {
+			m.heardHz = t.Hz
+		}
+	}
+	return m
+}
+
+func cpu(tb *runTB, pid int) time.Duration {
+	c, err := cpuOf(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func fetchProfile(addr string, d time.Duration, path string) error {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,208 @@
+// Command callcpu measures the CPU of one bridged call side by side with
+// baresip (issue 6: "CPU for one bridged PCMU call no higher than baresip's
+// for the same call, measured side by side in one run").
+//
+// The call is the real thing: the softphone binary (built here) registered
+// at kamailio, its phone page open in headless Chromium with a 440 Hz fake
+// microphone (node + playwright-core, page.mjs), and a call placed through
+// the local API to baresip (bob, 1000 Hz, answers at once). Over the same
+// stretch of the call, the CPU (utime+stime of /proc/<pid>/stat) of the
+// phone's process and of baresip's process is read, and both figures and
+// their ratio are printed. Chromium, kamailio and this program are not
+// counted. Each run is a new call; the page and the peers stay.
+//
+// Run inside a network namespace (Chromium only uses 127.0.0.1 there):
+//
+//	unshare -n sh -c 'ip link set lo up; go run ./bench/callcpu [-secs 20] [-runs 3] [-codec PCMU] [-pprof cpu.pprof]'
+//
+// -pprof saves a CPU profile of the phone over the last run's stretch
+// (through SOFTPHONE_PPROF); read it with `go tool pprof -top -cum BINARY FILE`.
+// It prints figures; it asserts nothing about them.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/softphone/softphone/internal/testpeer"
+)
+
+const accountID = "0b6f3c8e-5d21-4a7e-9f10-6c2d8e4b7a35"
+
+// noKeyring sends secrets to the home's fallback file (no Secret Service).
+const noKeyring = "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"
+
+func main() {
+	secs := flag.Int("secs", 20, "measured seconds of each call")
+	runs := flag.Int("runs", 3, "calls to measure, one after the other")
+	codec := flag.String("codec", "PCMU", "the call's codec (PCMU or PCMA: baresip plays an 8 kHz tone)")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the last run here")
+	keep := flag.Bool("keep", false, "keep the phone binary (for pprof) next to the profile")
+	flag.Parse()
+	tb := &runTB{}
+	defer tb.close()
+
+	bin := build(tb, *prof, *keep)
+	kam := testpeer.Kamailio(tb)
+	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(),
+		Tone: 1000, AutoAnswer: true, Codecs: []string{strings.ToUpper(*codec) + "/8000/1"}})
+	bobPID, err := findProcess("baresip", "-f", bob.Dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ph := startPhone(tb, bin, kam, *codec, *prof != "")
+	pg := openPage(tb, ph.url)
+
+	var ours, theirs []float64
+	for r := 1; r <= *runs; r++ {
+		last := r == *runs
+		m := measure(tb, ph, pg, bob, bobPID, time.Duration(*secs)*time.Second, last && *prof != "", *prof)
+		fmt.Printf("run %d: phone %.2f%% of a core, baresip %.2f%%, ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
+			r, m.phone, m.baresip, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
+		ours, theirs = append(ours, m.phone), append(theirs, m.baresip)
+	}
+	fmt.Printf("median over %d calls of %d s: phone %.2f%% of a core, baresip %.2f%%, ratio %.2f   target: ratio <= 1\n",
+		*runs, *secs, median(ours), median(theirs), median(ours)/median(theirs))
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// build makes the binary as users get it (CGO off, as scripts/e2e.sh).
+func build(tb *runTB, prof string, keep bool) string {
+	dir := tb.TempDir()
+	if keep && prof != "" {
+		dir = filepath.Dir(prof)
+	}
+	bin := filepath.Join(dir, "softphone")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/softphone")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type phone struct {
+	pid       int
+	url, api  string
+	pprofAddr string
+}
+
+// startPhone writes a home with alice's account at kamailio, the local API
+// on and only codec, and starts the binary in it.
+func startPhone(tb *runTB, bin string, kam *testpeer.Kam, codec string, withPprof bool) *phone {
+	home := tb.TempDir()
+	apiPort := testpeer.FreeTCPPort(tb)
+	settings := map[string]any{
+		"api":   map[string]any{"enabled": true, "port": apiPort},
+		"sip":   map[string]any{"listen": "127.0.0.1:" + strconv.Itoa(testpeer.FreeSIPPort(tb))},
+		"audio": map[string]any{"codecs": []string{codec}},
+		"accounts": []map[string]any{{"id": accountID, "name": "Alice", "username": "alice", "domain": "127.0.0.1",
+			"port": kam.Port, "transport": "udp", "expiry_s": 300, "enabled": true}},
+	}
+	b, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	env := append(os.Environ(), noKeyring, "HOME="+home)
+	sec := exec.Command(bin, "--home", home, "secret", "set", "account:"+accountID)
+	sec.Env, sec.Stdin = env, strings.NewReader("alicepw")
+	if out, err := sec.CombinedOutput(); err != nil {
+		tb.Fatalf("secret set: %v\n%s", err, out)
+	}
+	ph := &phone{api: "http://127.0.0.1:" + strconv.Itoa(apiPort)}
+	if withPprof {
+		ph.pprofAddr = "127.0.0.1:" + strconv.Itoa(testpeer.FreeTCPPort(tb))
+		env = append(env, "SOFTPHONE_PPROF="+ph.pprofAddr)
+	}
+	cmd := exec.Command(bin, "--home", home, "--no-browser")
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	ph.pid = cmd.Process.Pid
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Phone page: "); ok {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case ph.url = <-urls:
+	case <-time.After(20 * time.Second):
+		tb.Fatalf("the phone printed no page address; stderr:\n%s", stderr.String())
+	}
+	if !testpeer.WaitFor(15*time.Second, func() bool {
+		var accs []map[string]any
+		return getJSON(ph.api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] == "registered"
+	}) {
+		tb.Fatalf("alice did not register; stderr:\n%s", stderr.String())
+	}
+	return ph
+}
+
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func post(url string, body any) (map[string]any, error) {
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &out)
+	if resp.StatusCode >= 300 {
+		return out, fmt.Errorf("POST %s: %s %s", url, resp.Status, raw)
+	}
+	return out, nil
+}
