@@ -1,11 +1,14 @@
 // Command stall measures what a stalled webhook receiver costs a call
-// (issue 5): it runs the real phone twice, once with webhooks pointed at a
-// receiver that accepts connections and never answers and once with no
-// receiver, sends the same incoming INVITEs (cancelled after the 180), and
-// prints INVITE-to-180 percentiles and their ratio. Run it inside
-// `unshare -n` (it only uses 127.0.0.1):
+// (issue 5): it runs the real phone three times side by side: one with
+// webhooks pointed at a receiver that accepts connections and never answers,
+// one with webhooks off, and a control with webhooks off too. It sends them
+// the same incoming INVITEs (cancelled after the 180) in rotating order and
+// prints INVITE-to-180 percentiles, each phone's CPU per call, and the ratios
+// stalled/none and control/none: the control's ratio is what two identical
+// phones differ by in this run, the noise floor to read the first against.
+// Run it inside `unshare -n` (it only uses 127.0.0.1):
 //
-//	go run ./bench/stall -calls 500
+//	go run ./bench/stall -calls 5000
 package main
 
 import (
@@ -17,13 +20,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
 
 func main() {
-	calls := flag.Int("calls", 500, "incoming calls per run")
+	calls := flag.Int("calls", 5000, "incoming calls per phone")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "softphone-stall-")
 	must(err)
@@ -46,30 +49,48 @@ func main() {
 			go func() { _, _ = bufio.NewReader(c).ReadString(0) }()
 		}
 	}()
-	// Both phones run at once and take turns, so load from elsewhere on the
-	// machine falls on both alike.
-	a := start(bin, filepath.Join(dir, "stalled"), "http://"+ln.Addr().String()+"/hook")
-	defer a.stop()
-	b := start(bin, filepath.Join(dir, "none"), "")
-	defer b.stop()
-	var stalled, none []time.Duration
-	for i := 0; i < *calls+20; i++ { // the first 20 warm up
-		da, db := a.call(i), b.call(i)
-		if i >= 20 {
-			stalled, none = append(stalled, da), append(none, db)
+	// The phones run at once and take turns, so load from elsewhere on the
+	// machine falls on all alike.
+	phones := []*phone{
+		start(bin, filepath.Join(dir, "stalled"), "http://"+ln.Addr().String()+"/hook"),
+		start(bin, filepath.Join(dir, "none"), ""),
+		start(bin, filepath.Join(dir, "control"), ""),
+	}
+	for _, p := range phones {
+		defer p.stop()
+	}
+	const warmUp = 20
+	for i := 0; i < *calls+warmUp; i++ {
+		if i == warmUp {
+			for _, p := range phones {
+				p.cpu0 = p.cpu()
+			}
+		}
+		for k := range phones {
+			p := phones[(i+k)%len(phones)] // each phone goes first, second and last in turn
+			d := p.call(i)
+			if i >= warmUp {
+				p.lat = append(p.lat, d)
+			}
 		}
 	}
-	sort.Slice(stalled, func(i, j int) bool { return stalled[i] < stalled[j] })
-	sort.Slice(none, func(i, j int) bool { return none[i] < none[j] })
 	fmt.Printf("INVITE to 180, %d calls each:\n", *calls)
-	fmt.Printf("  no receiver:      p50 %v  p99 %v\n", pct(none, 50), pct(none, 99))
-	fmt.Printf("  stalled receiver: p50 %v  p99 %v\n", pct(stalled, 50), pct(stalled, 99))
-	fmt.Printf("  ratio stalled/none: p50 %.2f  p99 %.2f   target < 1.1\n",
-		float64(pct(stalled, 50))/float64(pct(none, 50)), float64(pct(stalled, 99))/float64(pct(none, 99)))
+	for _, p := range phones {
+		slices.Sort(p.lat)
+		fmt.Printf("  %-8s p50 %-8v p90 %-8v p99 %-8v max %-8v  CPU per call %v\n", p.name,
+			pct(p.lat, 50), pct(p.lat, 90), pct(p.lat, 99), pct(p.lat, 100), (p.cpu()-p.cpu0)/time.Duration(*calls))
+	}
+	ratio := func(a, b *phone, q int) float64 { return float64(pct(a.lat, q)) / float64(pct(b.lat, q)) }
+	st, none, ctl := phones[0], phones[1], phones[2]
+	fmt.Printf("  ratio stalled/none: p50 %.2f  p99 %.2f   target < 1.1\n", ratio(st, none, 50), ratio(st, none, 99))
+	fmt.Printf("  ratio control/none: p50 %.2f  p99 %.2f   (two identical phones: the noise floor)\n", ratio(ctl, none, 50), ratio(ctl, none, 99))
 }
 
 // phone is one running phone and the UDP socket that calls it.
 type phone struct {
+	name string
+	lat  []time.Duration
+	cpu0 time.Duration
 	cmd  *exec.Cmd
 	conn *net.UDPConn
 	dst  *net.UDPAddr
@@ -77,6 +98,19 @@ type phone struct {
 }
 
 func (p *phone) call(i int) time.Duration { return oneCall(p.conn, p.dst, p.me, i) }
+
+// cpu is the CPU time (user and system) the phone's process has used.
+func (p *phone) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	must(err)
+	// Fields after the command name (which may hold spaces) in brackets:
+	// utime and stime are the 12th and 13th (proc(5) fields 14 and 15).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
+}
 
 func (p *phone) stop() {
 	p.conn.Close()
@@ -99,6 +133,10 @@ func start(bin, home, hook string) *phone {
 	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
 	cmd := exec.Command(bin, "--home", home, "--no-browser", "--log-level", "error")
 	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	if f := os.Getenv("STALL_STDERR"); f != "" {
+		ef, _ := os.Create(f + filepath.Base(home))
+		cmd.Stderr = ef
+	}
 	stdout, err := cmd.StdoutPipe()
 	must(err)
 	must(cmd.Start())
@@ -112,7 +150,7 @@ func start(bin, home, hook string) *phone {
 	}
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	must(err)
-	return &phone{cmd: cmd, conn: conn, dst: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sipPort},
+	return &phone{name: filepath.Base(home), cmd: cmd, conn: conn, dst: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sipPort},
 		me: conn.LocalAddr().(*net.UDPAddr).Port}
 }
 

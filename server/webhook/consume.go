@@ -29,7 +29,7 @@ func (s *Sender) Consume(sub *sipua.Subscription) {
 // store.BenchmarkEnqueueOutboxBatch), and that CPU is what a burst of calls
 // would otherwise compete with on a small machine (bench/stall).
 const (
-	coalesceWindow = 50 * time.Millisecond
+	coalesceWindow = 100 * time.Millisecond
 	maxBatch       = 256
 )
 
