@@ -6,7 +6,7 @@
 // Standard Webhooks signature, retries with backoff, and a delivery log.
 //
 // The flow: Bus -> bounded Subscription (in memory) -> reader goroutine ->
-// EnqueueOutbox (SQLite) -> dispatcher -> at most Workers deliveries at once,
+// EnqueueOutboxBatch (SQLite) -> dispatcher -> at most Workers deliveries at once,
 // one per call, so the events of one call arrive strictly in order while
 // different calls are delivered concurrently.
 //
