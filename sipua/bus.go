@@ -27,6 +27,7 @@ type Subscription struct {
 	bus      *Bus
 	c        chan Event
 	lossless bool
+	keep     func(Event) bool // nil: every event
 	dropped  atomic.Uint64
 
 	mu      sync.Mutex
@@ -54,6 +55,18 @@ func (b *Bus) Subscribe(buf int, lossless bool) *Subscription {
 	return s
 }
 
+// SubscribeOnly is Subscribe for the events keep says yes to: the others
+// never reach the subscriber, so they can neither fill its buffer nor count
+// as dropped. keep runs inside Publish, under the bus lock: it must be quick
+// and must not publish.
+func (b *Bus) SubscribeOnly(buf int, lossless bool, keep func(Event) bool) *Subscription {
+	s := b.Subscribe(buf, lossless)
+	b.mu.Lock()
+	s.keep = keep
+	b.mu.Unlock()
+	return s
+}
+
 // Publish stamps e with the next sequence number (and the time, when unset)
 // and hands it to every subscriber without blocking.
 func (b *Bus) Publish(e Event) Event {
@@ -71,6 +84,9 @@ func (b *Bus) Publish(e Event) Event {
 }
 
 func (s *Subscription) offer(e Event) {
+	if s.keep != nil && !s.keep(e) {
+		return
+	}
 	if s.lossless {
 		s.mu.Lock()
 		s.queue = append(s.queue, e)

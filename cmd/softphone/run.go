@@ -101,7 +101,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// Counters and the webhook outbox subscribe before the phone starts, so
 	// they see every call from the first.
 	countSub := bus.Subscribe(1024, true)
-	sender.Consume(bus.Subscribe(4096, false))
+	sender.Consume(sender.Subscribe(bus))
 
 	url, err := webServer.Listen()
 	if err != nil {

@@ -45,6 +45,20 @@ type reader struct {
 	armed bool
 }
 
+// Subscribe is the sender's subscription to bus: bounded (DefaultBuffer), and
+// only for the events that would be queued now, so the events it loses to a
+// full buffer (counted as webhooks_dropped_total) are all events that would
+// have been sent. Give it to Consume.
+func (s *Sender) Subscribe(bus *sipua.Bus) *sipua.Subscription {
+	return bus.SubscribeOnly(DefaultBuffer, false, s.Keep)
+}
+
+// Keep tells whether an event would be queued now: a call event of a kind
+// not silenced, while webhooks are on.
+func (s *Sender) Keep(e sipua.Event) bool {
+	return sipua.IsCallEvent(e.Kind) && s.wants(string(e.Kind))
+}
+
 // read moves one subscription's call events into the outbox until ctx ends
 // or the subscription closes; what is buffered at shutdown is still saved.
 func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
@@ -86,7 +100,7 @@ func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 // is wanted is decided now, as it is read.
 func (r *reader) take(e sipua.Event) {
 	r.read++
-	if !sipua.IsCallEvent(e.Kind) || !r.s.wants(string(e.Kind)) {
+	if !r.s.Keep(e) { // asked again: the settings may have changed since Publish
 		return
 	}
 	p, _ := Payload(e)
@@ -158,9 +172,9 @@ func (r *reader) flush(ctx context.Context) {
 	r.read = 0
 }
 
-// busDrops counts events the subscription lost to a full buffer. Which kind
-// they were is unknown, so every lost event counts (it may over-count events
-// that would not have become webhooks; it never under-counts).
+// busDrops counts events the subscription lost to a full buffer. With the
+// subscription of Subscribe these are all events that would have been sent;
+// a plain subscription given to Consume counts every event it lost.
 func (s *Sender) busDrops(sub *sipua.Subscription, seen *uint64) {
 	d := sub.Dropped()
 	for ; *seen < d; *seen++ {

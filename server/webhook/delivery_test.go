@@ -203,17 +203,23 @@ func TestOutboxFullDropsAndCounts(t *testing.T) {
 	}
 }
 
-// Events lost by the bounded bus subscription count as dropped too.
+// Events lost by the bounded bus subscription count as dropped too; events
+// that would not have been sent (other kinds, silenced kinds) take no room
+// in it and are not counted.
 func TestBusDropsCounted(t *testing.T) {
 	rc := newReceiver(t, nil)
 	bus := sipua.NewBus()
-	sub := bus.Subscribe(2, false)
-	defer sub.Close()
 	cnt := &counters{}
-	s := New(Config{Settings: settingsFor(rc.URL, "POST"), DB: openDB(t, t.TempDir()), Metrics: cnt, Poll: 10 * time.Millisecond})
+	st := settingsFor(rc.URL, "POST")
+	st.Webhooks.Silenced = []string{string(sipua.EventCallEnded)}
+	s := New(Config{Settings: st, DB: openDB(t, t.TempDir()), Metrics: cnt, Poll: 10 * time.Millisecond})
+	sub := bus.SubscribeOnly(2, false, s.Keep)
+	defer sub.Close()
 	s.Consume(sub)
 	for i := 0; i < 5; i++ { // nobody reads yet: 3 of 5 are lost
 		newCall(bus, sipua.DirIn, "1")
+		bus.Publish(sipua.Event{Kind: sipua.EventCallEnded, Call: sipua.Call{ID: "x", State: sipua.StateEnded}})
+		bus.Publish(sipua.Event{Kind: sipua.EventRegistration})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
