@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -32,6 +34,43 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, wavPath string) ([]Segment
 			return nil, fmt.Errorf("%w: pocketsphinx is not installed (Debian: pocketsphinx pocketsphinx-en-us)", ErrTranscribe)
 		}
 	}
+	sq, path, cleanup, err := squeezeFile(wavPath)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	segs, err := p.run(ctx, bin, path)
+	for i := range segs {
+		segs[i].StartS, segs[i].EndS = sq.original(segs[i].StartS), sq.original(segs[i].EndS)
+	}
+	return segs, err
+}
+
+// squeezeFile writes a copy of a mono WAV with its long silences squeezed
+// (transcribe_squeeze.go) and returns it, its path and how to remove it.
+func squeezeFile(wavPath string) (squeeze, string, func(), error) {
+	rate, chans, err := readWAV(wavPath)
+	if err != nil {
+		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+	}
+	if len(chans) != 1 {
+		return squeeze{}, wavPath, func() {}, nil // not ours to change: the recogniser gets it as it is
+	}
+	sq := squeezeSilence(chans[0], rate)
+	dir, err := os.MkdirTemp("", "softphone-sphinx-")
+	if err != nil {
+		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+	}
+	path := filepath.Join(dir, "squeezed.wav")
+	if err := writeMonoWAV(path, rate, sq.pcm); err != nil {
+		os.RemoveAll(dir)
+		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+	}
+	return sq, path, func() { os.RemoveAll(dir) }, nil
+}
+
+// run runs the program on one mono WAV and reads its words.
+func (p Pocketsphinx) run(ctx context.Context, bin, wavPath string) ([]Segment, error) {
 	var args []string
 	json5 := !strings.HasSuffix(bin, "_continuous")
 	if json5 {
