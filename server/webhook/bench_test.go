@@ -20,7 +20,9 @@ func BenchmarkDelivery(b *testing.B) {
 	bus := sipua.NewBus()
 	cnt := &counters{}
 	db := openDB(b, b.TempDir())
-	s := New(Config{Settings: settingsFor(rc.URL, "POST"), DB: db, Metrics: cnt})
+	// Room for every event of a long run (-benchtime 20000x): a full outbox
+	// would drop events and the loop below would wait for them forever.
+	s := New(Config{Settings: settingsFor(rc.URL, "POST"), DB: db, Metrics: cnt, Capacity: 1 << 30})
 	sub := bus.Subscribe(DefaultBuffer, true)
 	defer sub.Close()
 	s.Consume(sub)
