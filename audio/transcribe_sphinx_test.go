@@ -190,8 +190,8 @@ func TestPocketsphinxTranscribesACall(t *testing.T) {
 	}
 }
 
-// TestSqueezeSilence: long quiet stretches shrink to 250 ms at each edge,
-// short ones stay, and times map back to the original.
+// TestSqueezeSilence: quiet stretches longer than 0.4 s shrink to 200 ms at
+// each edge, shorter ones stay, and times map back to the original.
 func TestSqueezeSilence(t *testing.T) {
 	loud := func(n int) []int16 {
 		x := make([]int16, n)
@@ -201,20 +201,20 @@ func TestSqueezeSilence(t *testing.T) {
 		return x
 	}
 	sec := pcmRate
-	// 3 s quiet, 1 s sound, 0.5 s quiet, 1 s sound, 2 s quiet.
-	in := append(append(append(append(make([]int16, 3*sec), loud(sec)...), make([]int16, sec/2)...), loud(sec)...), make([]int16, 2*sec)...)
+	// 3 s quiet, 1 s sound, 0.4 s quiet, 1 s sound, 2 s quiet.
+	in := append(append(append(append(make([]int16, 3*sec), loud(sec)...), make([]int16, 2*sec/5)...), loud(sec)...), make([]int16, 2*sec)...)
 	sq := squeezeSilence(in, pcmRate)
-	if want := sec/2 + sec + sec/2 + sec + sec/2; len(sq.pcm) != want {
+	if want := 2*sec/5 + sec + 2*sec/5 + sec + 2*sec/5; len(sq.pcm) != want {
 		t.Fatalf("squeezed to %d samples, want %d (cuts %+v)", len(sq.pcm), want, sq.cuts)
 	}
 	for _, c := range []struct{ squeezed, original float64 }{
-		{0.1, 0.1}, {0.3, 2.8}, {0.5, 3}, {1.2, 3.7}, {2.2, 4.7}, {3.1, 5.6}, {3.3, 7.3},
+		{0.1, 0.1}, {0.3, 2.9}, {0.4, 3}, {1.2, 3.8}, {2.2, 4.8}, {2.9, 5.5}, {3.1, 7.3},
 	} {
 		if got := sq.original(c.squeezed); got < c.original-1e-9 || got > c.original+1e-9 {
 			t.Errorf("original(%.1f) = %.3f, want %.1f", c.squeezed, got, c.original)
 		}
 	}
-	for i, v := range sq.pcm[sec/2 : sec/2+sec] {
+	for i, v := range sq.pcm[2*sec/5 : 2*sec/5+sec] {
 		if v != 1000 {
 			t.Fatalf("sound changed at %d: %d", i, v)
 		}

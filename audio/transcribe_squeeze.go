@@ -1,18 +1,19 @@
 package audio
 
-// Pocketsphinx 0.8's voice activity detector tracks the noise floor; after
-// seconds of digital silence (one channel of a call while the other side
-// talks, a muted microphone, decoded comfort silence) it can miss the
-// first seconds of speech: the far end of a G.722 test call with 3 s of
-// silence first was heard as "on on all on if", the same file with the
-// silence cut to 0.7 s as "i want to cancel my contract please call me back
-// tomorrow". So long silences are squeezed before recognition and the
-// word times mapped back to the recording's.
+// Pocketsphinx 0.8 (pocketsphinx_continuous) makes an utterance of its own
+// of a second or more of digital silence (one channel of a call while the
+// other side talks, a muted microphone, a silent packet stream), and the
+// speech after it comes out as nonsense: the far end of a G.722 test call
+// with 1 s of silence before the sentence was heard as "i hope that depth",
+// the same file with 0.75 s or less of it as "i want to cancel my contract
+// please call me back tomorrow" (likewise with 3 s: "on on all on if").
+// So quiet stretches are squeezed to at most 0.4 s before recognition and
+// the word times mapped back to the recording's.
 
 const (
 	squeezeFrame = pcmRate / 50 // 20 ms
 	squeezeQuiet = 300          // a frame whose samples stay within ±300 is quiet (as in silent)
-	squeezeKeep  = pcmRate / 4  // quiet kept at each edge of a squeezed stretch: 250 ms
+	squeezeKeep  = pcmRate / 5  // quiet kept at each edge of a squeezed stretch: 200 ms
 )
 
 // squeeze is one channel with its long silences shortened, and where.
@@ -25,8 +26,8 @@ type squeeze struct {
 // seconds of silence were taken out.
 type squeezeCut struct{ at, removed float64 }
 
-// squeezeSilence keeps every stretch of quiet frames longer than one second
-// to its first and last 250 ms, and drops the rest.
+// squeezeSilence keeps of every stretch of quiet frames longer than 0.4 s
+// its first and last 200 ms, and drops the rest.
 func squeezeSilence(pcm []int16, rate int) squeeze {
 	var out squeeze
 	quiet := func(f []int16) bool {
@@ -45,7 +46,7 @@ func squeezeSilence(pcm []int16, rate int) squeeze {
 		for j < len(pcm) && quiet(pcm[j:min(j+frame, len(pcm))]) {
 			j = min(j+frame, len(pcm))
 		}
-		if j-i > 2*keep+rate/2 { // a quiet stretch longer than a second
+		if j-i > 2*keep {
 			out.pcm = append(out.pcm, pcm[i:i+keep]...)
 			out.cuts = append(out.cuts, squeezeCut{at: float64(len(out.pcm)) / float64(rate), removed: float64(j-i-2*keep) / float64(rate)})
 			out.pcm = append(out.pcm, pcm[j-keep:j]...)

@@ -1,10 +1,10 @@
 // A local speech recogniser behind the OpenAI-compatible HTTP request
 // (POST /v1/audio/transcriptions, multipart, verbose_json) for audio.mjs:
 // it runs Debian's pocketsphinx_continuous with a small JSGF grammar of the
-// given sentences on each file it receives. Debian 12's pocketsphinx 0.8
-// with its open-vocabulary model does not get espeak-ng's words, so the
-// product's pocketsphinx path cannot be asserted word for word; this one
-// can, and it still recognises what crossed the call.
+// given sentences on each file it receives. With a grammar it gets
+// espeak-ng's default voice word for word even over G.711, where Debian
+// 12's open-vocabulary en-us model (the product's pocketsphinx path, checked
+// over G.722 with the Klatt voice) hears narrowband audio badly.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
