@@ -99,7 +99,10 @@ func (s *Server) dial(c fiber.Ctx) error {
 	}
 	var id string
 	var err error
-	if key := c.Get("Idempotency-Key"); key != "" {
+	// The key outlives the request in s.idem: clone it, as fiber's strings
+	// point into a buffer the next request reuses (a stored key turned into a
+	// later request's key and replayed a call that was never placed).
+	if key := strings.Clone(c.Get("Idempotency-Key")); key != "" {
 		var replayed bool
 		id, replayed, err = s.idem.do(key, place)
 		if replayed {

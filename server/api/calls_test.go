@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -161,6 +162,22 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 	if r := do(t, "POST", e.base+"/calls", `{"number":"1"}`, "Idempotency-Key: click-3"); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
 		t.Fatal(r.status)
+	}
+}
+
+// TestIdempotencyKeysAreKept: distinct keys of one length, one after the
+// other, each dial once. The keys are kept beyond their request, so they
+// must not share the server's request buffers.
+func TestIdempotencyKeysAreKept(t *testing.T) {
+	e := newEnv(t)
+	for i := range 100 {
+		r := do(t, "POST", e.base+"/calls", `{"number":"555"}`, fmt.Sprintf("Idempotency-Key: key-%03d", i))
+		if r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("key-%03d: %d replayed=%q", i, r.status, r.header.Get("Idempotent-Replayed"))
+		}
+	}
+	if n := len(e.phone.Commands()); n != 100 {
+		t.Fatalf("dialled %d times, want 100", n)
 	}
 }
 

@@ -59,7 +59,7 @@ func BenchmarkEnqueue(b *testing.B) {
 		b.Run("batch"+strconv.Itoa(size), func(b *testing.B) {
 			db := openDB(b, b.TempDir())
 			s := New(Config{Settings: settingsFor("http://127.0.0.1:1/", "POST"), DB: db, Capacity: 1 << 30})
-			r := &reader{s: s, timer: time.NewTimer(time.Hour)}
+			r := &reader{s: s}
 			pc := &phoneCall{c: sipua.Call{ID: "c", Direction: sipua.DirIn, State: sipua.StateRingingIn, StartedAt: t0, StateAt: t0}}
 			e := sipua.Event{Kind: sipua.EventCallStarted, At: t0, Call: pc.c}
 			ctx := context.Background()

@@ -22,16 +22,14 @@ func (s *Sender) Consume(sub *sipua.Subscription) {
 	}
 }
 
-// Writing to the outbox is batched under load: the first event after a
-// quiet spell is written at once, and while events keep coming they are
-// written together at most every coalesceWindow (or once maxBatch wait). One
+// Every event is written to the outbox as soon as it is read, together with
+// whatever else is already waiting (up to maxBatch): a group commit. One
 // INSERT of many rows costs a fraction of as many single INSERTs (see
-// store.BenchmarkEnqueueOutboxBatch), and that CPU is what a burst of calls
-// would otherwise compete with on a small machine (bench/stall).
-const (
-	coalesceWindow = 100 * time.Millisecond
-	maxBatch       = 256
-)
+// store.BenchmarkEnqueueOutboxBatch), so a burst is cheap, and no event waits
+// for company: holding events back to batch them (tried: 50-200 ms) lost the
+// last ones to a kill -9 in the middle of a call, which
+// TestKillDuringCallKeepsHistoryAndWebhooks catches.
+const maxBatch = 256
 
 // reader is the state of one subscription's reader goroutine.
 type reader struct {
@@ -40,9 +38,6 @@ type reader struct {
 	seen  uint64              // subscription drops already counted
 	batch []store.OutboxEvent // wanted events not yet written
 	read  uint64              // events read since the last write
-	last  time.Time           // the last write
-	timer *time.Timer         // the next write, while armed
-	armed bool
 }
 
 // Subscribe is the sender's subscription to bus: bounded (DefaultBuffer), and
@@ -62,8 +57,7 @@ func (s *Sender) Keep(e sipua.Event) bool {
 // read moves one subscription's call events into the outbox until ctx ends
 // or the subscription closes; what is buffered at shutdown is still saved.
 func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
-	r := &reader{s: s, sub: sub, timer: time.NewTimer(time.Hour)}
-	r.timer.Stop()
+	r := &reader{s: s, sub: sub}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -80,15 +74,6 @@ func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 			r.take(e)
 			r.takeWaiting()
 			s.busDrops(sub, &r.seen)
-			switch {
-			case len(r.batch) == 0 || len(r.batch) >= maxBatch || time.Since(r.last) >= coalesceWindow:
-				r.flush(ctx)
-			case !r.armed:
-				r.timer.Reset(time.Until(r.last.Add(coalesceWindow)))
-				r.armed = true
-			}
-		case <-r.timer.C:
-			r.armed = false
 			r.flush(ctx)
 		case <-tick.C:
 			s.busDrops(sub, &r.seen)
@@ -147,10 +132,6 @@ func (r *reader) drain() {
 // counted. The events read are counted as handled only now.
 func (r *reader) flush(ctx context.Context) {
 	s := r.s
-	if r.armed {
-		r.timer.Stop()
-		r.armed = false
-	}
 	if len(r.batch) > 0 {
 		s.wmu.Lock()
 		n, err := s.db.EnqueueOutboxBatch(ctx, r.batch, s.cfg.Capacity)
@@ -164,7 +145,6 @@ func (r *reader) flush(ctx context.Context) {
 		if n > 0 {
 			s.poke()
 		}
-		r.last = time.Now()
 	}
 	clear(r.batch)
 	r.batch = r.batch[:0]

@@ -11,10 +11,9 @@
 // different calls are delivered concurrently.
 //
 // Crash window: an event is in memory only between Bus.Publish and the
-// commit of the outbox write that holds it: the first event after a quiet
-// spell is written at once (~0.1 ms), later ones of a busy spell wait up to
-// coalesceWindow (100 ms) to be written together; a burst beyond that waits
-// in the subscription buffer (at most DefaultBuffer events). A kill -9
+// commit of the outbox write that holds it: normally ~0.1 ms (events that
+// arrive during a write go together in the next one), during a burst at most
+// the subscription buffer (DefaultBuffer events). A kill -9
 // loses what is in that window; everything committed to the outbox is
 // delivered after the restart (at least once: an event in flight when the
 // process died is sent again, with the same Webhook-Id).
