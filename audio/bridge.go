@@ -61,6 +61,11 @@ func newBridge(e *Engine) (*Bridge, error) {
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	se.SetLite(true)
+	rn, err := newRawNet()
+	if err != nil {
+		return nil, fmt.Errorf("audio: network for the tab: %w", err)
+	}
+	se.SetNet(rn)
 	se.SetICETimeouts(5*time.Second, 15*time.Second, 2*time.Second)
 	b := &Bridge{
 		eng: e,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -19,7 +20,7 @@ type SessionConfig struct {
 type Session struct {
 	eng  *Engine
 	cfg  SessionConfig
-	conn *net.UDPConn // RTP
+	conn *rawUDP      // RTP
 	ctrl *net.UDPConn // RTCP
 	ssrc uint32
 	rx   *rxStats
@@ -34,6 +35,7 @@ type Session struct {
 	closed     bool
 	started    bool
 	remote     *net.UDPAddr
+	remoteAP   netip.AddrPort // remote, for the raw writes
 	remoteCtrl *net.UDPAddr
 	codec      Codec
 	dtmfPT     uint8
@@ -53,6 +55,7 @@ type Session struct {
 	next       time.Time   // when the next 20 ms frame is due
 	frame      []int16     // ticker scratch
 	payload    []byte
+	pkt        []byte // writeLocked's marshalled packet
 
 	tap func(pcm []int16) // tests: decoded far-end audio
 }
@@ -65,7 +68,7 @@ func (e *Engine) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, fmt.Errorf("new session for call %s: %w", cfg.CallID, err)
 	}
 	s := &Session{
-		eng: e, cfg: cfg, conn: rtpConn, ctrl: ctrl,
+		eng: e, cfg: cfg, conn: newRawUDP(rtpConn), ctrl: ctrl,
 		ssrc: rand.Uint32(), rx: newRxStats(),
 		mic: newFIFO(200), conf: newFIFO(200),
 		done:    make(chan struct{}),
@@ -73,6 +76,7 @@ func (e *Engine) NewSession(cfg SessionConfig) (*Session, error) {
 		frame:   make([]int16, frameLen),
 		timer:   time.NewTimer(time.Hour),
 		payload: make([]byte, 1500),
+		pkt:     make([]byte, 1500),
 	}
 	s.timer.Stop()
 	e.add(s)
@@ -111,7 +115,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		}
 		s.enc, s.dec = enc, dec
 	}
-	s.remote = remote
+	s.remote, s.remoteAP = remote, remote.AddrPort()
 	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
 	s.armLocked(0)

@@ -16,7 +16,7 @@ func (s *Session) readLoop() {
 		det dtmfDetector
 	)
 	for {
-		n, _, err := s.conn.ReadFromUDP(buf)
+		n, _, err := s.conn.ReadFromAddrPort(buf)
 		if err != nil {
 			return
 		}

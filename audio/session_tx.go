@@ -71,11 +71,11 @@ func (s *Session) tick(now time.Time) {
 func (s *Session) writeLocked(pt uint8, seq uint16, ts uint32, marker bool, payload []byte) {
 	p := rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: pt, SequenceNumber: seq,
 		Timestamp: ts, SSRC: s.ssrc, Marker: marker}, Payload: payload}
-	b, err := p.Marshal()
+	n, err := p.MarshalTo(s.pkt)
 	if err != nil {
 		return
 	}
-	if _, err := s.conn.WriteToUDP(b, s.remote); err == nil {
+	if _, err := s.conn.WriteToAddrPort(s.pkt[:n], s.remoteAP); err == nil {
 		s.sent++
 		s.sentOctets += uint64(len(payload))
 	}
