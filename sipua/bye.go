@@ -10,9 +10,14 @@ import (
 	"github.com/emiago/sipgo/sip"
 )
 
+// ackWait bounds the wait for the ACK of our 2xx before a BYE: the INVITE
+// server transaction gives up after 64*T1 (RFC 3261 17.2.1, Timer H).
+const ackWait = 64 * 500 * time.Millisecond
+
 // bye sends BYE in the background; Serve waits for it before closing.
 func (c *call) bye() {
 	out, in := c.out, c.in
+	final := c.final // incoming calls: closed once our answer is confirmed
 	c.byeing = true
 	key := c.dkey
 	target := c.remoteTarget()
@@ -27,6 +32,15 @@ func (c *call) bye() {
 			}
 			c.p.mu.Unlock()
 		}()
+		if in != nil && final != nil {
+			// RFC 3261 15: the callee must not send BYE before the ACK of its
+			// 2xx (or the transaction's time-out). sipgo's WriteResponse is
+			// still writing the dialog's state until then, too.
+			select {
+			case <-final:
+			case <-time.After(ackWait):
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := sendBye(ctx, out, in, target, l); err != nil {
