@@ -10,9 +10,9 @@ import (
 	"github.com/emiago/sipgo/sip"
 )
 
-// ackWait bounds the wait for the ACK of our 2xx before a BYE: the INVITE
-// server transaction gives up after 64*T1 (RFC 3261 17.2.1, Timer H).
-const ackWait = 64 * 500 * time.Millisecond
+// stopAckWait is how long a phone that is shutting down waits for the ACK of
+// a 200 it has just sent before it leaves the call without a BYE.
+const stopAckWait = 2 * time.Second
 
 // bye sends BYE in the background; Serve waits for it before closing.
 func (c *call) bye() {
@@ -34,11 +34,19 @@ func (c *call) bye() {
 		}()
 		if in != nil && final != nil {
 			// RFC 3261 15: the callee must not send BYE before the ACK of its
-			// 2xx (or the transaction's time-out). sipgo's WriteResponse is
-			// still writing the dialog's state until then, too.
+			// 2xx or the transaction's time-out (64*T1, after which sipgo's
+			// WriteResponse returns and final is closed); WriteResponse also
+			// writes the dialog's state until then. A phone shutting down
+			// waits a little, then leaves without the BYE it may not send.
 			select {
 			case <-final:
-			case <-time.After(ackWait):
+			case <-c.p.stopping:
+				select {
+				case <-final:
+				case <-time.After(stopAckWait):
+					c.p.log.Info("BYE not sent: the answer was not acknowledged before shutdown", "call", c.id)
+					return
+				}
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -33,6 +33,8 @@ type Phone struct {
 	stackMu  sync.Mutex // held while the stack opens or closes
 	listen   string     // what the running stack listens on
 	wg       sync.WaitGroup
+	stopping chan struct{} // closed when Serve begins to shut down
+	stopOnce sync.Once
 	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
 	trace    *sipTrace     // recent SIP messages (SIPTrace)
 	kaUDP    time.Duration // keep-alive interval on UDP
@@ -42,7 +44,7 @@ type Phone struct {
 // New builds a phone from its configuration. It opens no socket: Serve does.
 func New(cfg Config) (*Phone, error) {
 	p := &Phone{log: cfg.Logger, bus: cfg.Bus, secrets: cfg.Secrets, db: cfg.DB, media: cfg.MediaEngine,
-		product: cfg.UserAgent, noAnswer: noAnswerTimeout, trace: &sipTrace{},
+		product: cfg.UserAgent, noAnswer: noAnswerTimeout, trace: &sipTrace{}, stopping: make(chan struct{}),
 		kaUDP: cfg.KeepAliveUDP, kaTCP: cfg.KeepAliveTCP, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -113,6 +115,7 @@ func (p *Phone) Serve(ctx context.Context) error {
 
 	<-ctx.Done()
 
+	p.stopOnce.Do(func() { close(p.stopping) })
 	p.stackMu.Lock()
 	p.closeStack()
 	p.stackMu.Unlock()
