@@ -19,9 +19,10 @@ import (
 // structs of types.go.
 type DB struct {
 	g           *gorm.DB
-	deliveryLog int          // lines the delivery log keeps
-	outbox      outboxCount  // events in the outbox (outbox.go)
-	contacts    contactIndex // contacts by number key (contacts_cache.go)
+	deliveryLog int           // lines the delivery log keeps
+	outbox      outboxCount   // events in the outbox (outbox.go)
+	contacts    contactIndex  // contacts by number key (contacts_cache.go)
+	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -54,15 +55,23 @@ func OpenDB(path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
+	db.journal.path = journalPath(path)
 	if err := migrate(g); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
+	defer cancel()
+	if _, err := db.replayJournal(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	return db, nil
 }
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.closeJournal()
 	sqlDB, err := db.g.DB()
 	if err != nil {
 		return fmt.Errorf("close database: %w", err)

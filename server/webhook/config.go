@@ -11,6 +11,8 @@ import (
 // Outbox is what the sender needs of the store (store.DB implements it).
 type Outbox interface {
 	EnqueueOutboxBatch(ctx context.Context, evs []store.OutboxEvent, capacity int) (int, error)
+	JournalOutbox(evs []store.OutboxEvent) error
+	EnqueueJournaled(ctx context.Context, evs []store.OutboxEvent, capacity int) (int, error)
 	DueOutbox(ctx context.Context, now time.Time, limit int) ([]store.OutboxEvent, error)
 	OutboxAttempt(ctx context.Context, seq int64, status int, errText string, next time.Time) error
 	OutboxDone(ctx context.Context, seq int64, status int, delivered bool, errText string) error
