@@ -37,6 +37,7 @@ type Session struct {
 	remote     *net.UDPAddr
 	remoteAP   netip.AddrPort // remote, for the raw writes
 	remoteCtrl *net.UDPAddr
+	latched    bool // the far end's first packet since Start was seen (latch)
 	codec      Codec
 	dtmfPT     uint8
 	dir        Direction
@@ -115,7 +116,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		}
 		s.enc, s.dec = enc, dec
 	}
-	s.remote, s.remoteAP = remote, remote.AddrPort()
+	s.remote, s.remoteAP, s.latched = remote, remote.AddrPort(), false
 	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
 	s.armLocked(0)
