@@ -8,8 +8,11 @@ import (
 	"github.com/softphone/softphone/sipua"
 )
 
-// While a call is up the phone runs Go code on one processor (GOMAXPROCS 1)
-// and goes back to the default when the last call ends. A bridged call is
+// While a call is connected (active, on hold either way or in a conference:
+// media flows) the phone runs Go code on one processor (GOMAXPROCS 1) and goes
+// back to the default when no call is. Ringing calls do not count: a burst of
+// calls that ring and end must not resize the scheduler for each one (a
+// resize stops the world for a moment). A bridged call is
 // 50 packets a second each way, each passed between several goroutines
 // inside pion; with more than one processor nearly every hand-off wakes a
 // sleeping thread (a futex call each), and that, not the packets, was most
@@ -20,7 +23,7 @@ import (
 
 // procsPolicy follows the calls on the bus and sets GOMAXPROCS.
 type procsPolicy struct {
-	live    map[string]bool // calls not ended
+	live    map[string]bool // calls connected
 	one     bool            // GOMAXPROCS is 1 because of them
 	changed func(n int)     // tests: told every change
 }
@@ -47,18 +50,14 @@ func oneProcDuringCalls(ctx context.Context, sub *sipua.Subscription, changed fu
 	}
 }
 
-// callBoundary keeps the events that start or end a call.
-func callBoundary(e sipua.Event) bool {
-	return e.Kind == sipua.EventCallStarted || e.Kind == sipua.EventCallEnded
-}
+// callEvents keeps the events that carry a call's state.
+func callEvents(e sipua.Event) bool { return sipua.IsCallEvent(e.Kind) }
 
 func (p *procsPolicy) see(e sipua.Event) {
-	switch e.Kind {
-	case sipua.EventCallStarted:
-		if e.Call.State != sipua.StateEnded {
-			p.live[e.Call.ID] = true
-		}
-	case sipua.EventCallEnded:
+	switch e.Call.State {
+	case sipua.StateActive, sipua.StateHold, sipua.StateOnHold, sipua.StateConference:
+		p.live[e.Call.ID] = true
+	default:
 		delete(p.live, e.Call.ID)
 	}
 	p.set(len(p.live) > 0)

@@ -102,7 +102,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// they see every call from the first.
 	countSub := bus.Subscribe(1024, true)
 	sender.Consume(sender.Subscribe(bus))
-	procsSub := bus.SubscribeOnly(64, true, callBoundary)
+	procsSub := bus.SubscribeOnly(64, true, callEvents)
 
 	url, err := webServer.Listen()
 	if err != nil {
