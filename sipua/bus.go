@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,6 +127,22 @@ func (s *Subscription) pump() {
 		case <-s.wake:
 		case <-s.done:
 			return
+		}
+	}
+}
+
+// Each calls fn with every event, in order, until ctx ends or the
+// subscription is closed: the reading loop most subscribers need.
+func (s *Subscription) Each(ctx context.Context, fn func(Event)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-s.c:
+			if !ok {
+				return
+			}
+			fn(e)
 		}
 	}
 }

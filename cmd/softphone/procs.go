@@ -37,17 +37,7 @@ func oneProcDuringCalls(ctx context.Context, sub *sipua.Subscription, changed fu
 	}
 	p := &procsPolicy{live: map[string]bool{}, changed: changed}
 	defer p.set(false)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-sub.C():
-			if !ok {
-				return
-			}
-			p.see(e)
-		}
-	}
+	sub.Each(ctx, p.see)
 }
 
 // callEvents keeps the events that carry a call's state.

@@ -125,21 +125,12 @@ func (s *Server) Serve(ctx context.Context) error {
 
 // follow feeds the /events backlog and drops kept /history answers.
 func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-sub.C():
-			if !ok {
-				return
-			}
-			switch e.Kind {
-			case sipua.EventCallStarted, sipua.EventCallStateChanged, sipua.EventCallEnded:
-				s.hist.changed()
-				s.events.add(e)
-			}
+	sub.Each(ctx, func(e sipua.Event) {
+		if sipua.IsCallEvent(e.Kind) {
+			s.hist.changed()
+			s.events.add(e)
 		}
-	}
+	})
 }
 
 // apply makes the listener match st.

@@ -17,17 +17,7 @@ import (
 //   - registration: registrations_succeeded/failed_total by OK/Failed.
 func (m *Metrics) Consume(ctx context.Context, sub *sipua.Subscription) {
 	answered := make(map[string]bool) // call id -> answer already counted
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-sub.C():
-			if !ok {
-				return
-			}
-			m.count(e, answered)
-		}
-	}
+	sub.Each(ctx, func(e sipua.Event) { m.count(e, answered) })
 }
 
 func (m *Metrics) count(e sipua.Event, answered map[string]bool) {

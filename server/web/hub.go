@@ -31,18 +31,10 @@ func (h *hub) run(ctx context.Context, s *Server) {
 	}
 	sub := s.cfg.Bus.Subscribe(256, false)
 	defer sub.Close()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case e, ok := <-sub.C():
-			if !ok {
-				return
-			}
-			h.note(e)
-			h.poke()
-		}
-	}
+	sub.Each(ctx, func(e sipua.Event) {
+		h.note(e)
+		h.poke()
+	})
 }
 
 // note keeps the digits received on each call while it lasts.
