@@ -112,7 +112,7 @@ func measure(tb *runTB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, 
 	id, _ := res["id"].(string)
 	if !testpeer.WaitFor(15*time.Second, func() bool {
 		var c map[string]any
-		return getJSON(ph.api+"/calls/"+id, &c) == nil && c["state"] == "active"
+		return testpeer.GetJSON(ph.api+"/calls/"+id, &c) == nil && c["state"] == "active"
 	}) {
 		tb.Fatalf("call %s did not become active", id)
 	}
@@ -136,7 +136,7 @@ func measure(tb *runTB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, 
 	}
 	testpeer.WaitFor(10*time.Second, func() bool {
 		var calls []map[string]any
-		return getJSON(ph.api+"/calls", &calls) == nil && len(calls) == 0
+		return testpeer.GetJSON(ph.api+"/calls", &calls) == nil && len(calls) == 0
 	})
 	m := measured{
 		phone:   100 * (p1 - p0).Seconds() / wall.Seconds(),

@@ -230,23 +230,11 @@ func startPhone(tb *runTB, bin string, kam *testpeer.Kam, codec string, withPpro
 	}
 	if !testpeer.WaitFor(15*time.Second, func() bool {
 		var accs []map[string]any
-		return getJSON(ph.api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] == "registered"
+		return testpeer.GetJSON(ph.api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] == "registered"
 	}) {
 		tb.Fatalf("alice did not register; stderr:\n%s", stderr.String())
 	}
 	return ph
-}
-
-func getJSON(url string, v any) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 func post(url string, body any) (map[string]any, error) {

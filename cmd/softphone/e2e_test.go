@@ -91,23 +91,11 @@ func (r *phoneRig) start(t *testing.T) *proc {
 	p := startPhone(t, r.home, r.env)
 	if !testpeer.WaitFor(15*time.Second, func() bool {
 		var accs []map[string]any
-		return getJSON(r.api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] == "registered"
+		return testpeer.GetJSON(r.api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] == "registered"
 	}) {
 		t.Fatalf("account did not register:\n%s", p.Output())
 	}
 	return p
-}
-
-func getJSON(url string, v any) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return io.ErrUnexpectedEOF
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
@@ -127,7 +115,7 @@ func (r *phoneRig) waitCallState(t *testing.T, id, state string) {
 	t.Helper()
 	if !testpeer.WaitFor(15*time.Second, func() bool {
 		var calls []map[string]any
-		if getJSON(r.api+"/calls", &calls) != nil {
+		if testpeer.GetJSON(r.api+"/calls", &calls) != nil {
 			return false
 		}
 		for _, c := range calls {
@@ -185,7 +173,7 @@ func TestClickToCallThroughKamailio(t *testing.T) {
 	r.hooks.mu.Unlock()
 
 	var hist []map[string]any
-	if err := getJSON(r.api+"/history?limit=1", &hist); err != nil || len(hist) != 1 {
+	if err := testpeer.GetJSON(r.api+"/history?limit=1", &hist); err != nil || len(hist) != 1 {
 		t.Fatalf("history: %v %v", err, hist)
 	}
 	if hist[0]["outcome"] != "answered" || hist[0]["seance_id"] != evs[0]["seance_id"] || hist[0]["reason"] != "local-hangup" {
@@ -245,7 +233,7 @@ func TestKillDuringCallKeepsHistoryAndWebhooks(t *testing.T) {
 	}
 	p = r.start(t)
 	var hist []map[string]any
-	if err := getJSON(r.api+"/history?limit=5", &hist); err != nil || len(hist) != 1 {
+	if err := testpeer.GetJSON(r.api+"/history?limit=5", &hist); err != nil || len(hist) != 1 {
 		t.Fatalf("history after kill -9: %v %v", err, hist)
 	}
 	if hist[0]["reason"] == "" || hist[0]["reason"] == "none" {
