@@ -40,7 +40,18 @@ func TestConcurrentDTMFAndClose(t *testing.T) {
 	for range 2 {
 		go func() { errs <- a.SendDTMF('9') }()
 	}
-	time.Sleep(30 * time.Millisecond) // let one digit begin (nothing to wait on)
+	// Close once a digit has begun (the session says so; no event announces it).
+	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(time.Millisecond) {
+		a.mu.Lock()
+		busy := a.dtmfBusy
+		a.mu.Unlock()
+		if busy {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no digit began")
+		}
+	}
 	a.Close()
 	for range 2 {
 		select {

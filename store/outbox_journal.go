@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -45,6 +46,9 @@ type journalLine struct {
 	NextAt     int64             `json:"n"`
 	CreatedAt  int64             `json:"t"`
 }
+
+// replayTimeout bounds the replay at open.
+const replayTimeout = 30 * time.Second
 
 func journalPath(dbPath string) string { return dbPath + "-outbox.jnl" }
 
@@ -146,7 +150,7 @@ func (db *DB) replayJournal(ctx context.Context) (int, error) {
 	}
 	// The journal held events the sender had accepted: they are stored
 	// whatever the capacity (at most a few hundred milliseconds of events).
-	n, err := db.EnqueueOutboxBatch(ctx, fresh, int(^uint(0)>>1))
+	n, err := db.EnqueueOutboxBatch(ctx, fresh, math.MaxInt)
 	if err != nil {
 		return 0, err
 	}
@@ -166,6 +170,3 @@ func (db *DB) closeJournal() {
 		j.f = nil
 	}
 }
-
-// replayTimeout bounds the replay at open.
-const replayTimeout = 30 * time.Second

@@ -15,11 +15,11 @@
 // part> runs some sections, KEEP=1 keeps the homes and peers' folders,
 // VERBOSE=1 prints the measurements of passing checks.
 import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { kamailio, freePort } from './peers.mjs';
+import { kamailio, freePort, startPhone, stopPhone } from './peers.mjs';
 import { baresip, readWAV, tone, sine, capture } from './tones.mjs';
 import { transcriber } from './recogniser.mjs';
 
@@ -49,38 +49,10 @@ function check(name, ok, detail = '') {
 }
 const show = (o) => JSON.stringify(o);
 
-function start() {
-  const proc = spawn(resolve(binary), ['--home', home, '--no-browser'], {
-    env: { ...process.env, HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  proc.stderr.on('data', (d) => { log += d; });
-  const url = new Promise((res, rej) => {
-    let buf = '';
-    const timer = setTimeout(() => rej(new Error('no "Phone page:" line within 20 s; stderr:\n' + log)), 20000);
-    proc.stdout.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/Phone page: (http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); res(m[1]); }
-    });
-    proc.on('exit', (code) => rej(new Error('binary exited with ' + code + '; stderr:\n' + log)));
-  });
-  return { proc, url, log: () => log };
-}
-
-async function stop(proc) {
-  if (proc.exitCode !== null) return proc.exitCode;
-  const done = new Promise((res) => proc.on('exit', (code, sig) => res(code ?? sig)));
-  proc.kill('SIGINT');
-  const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
-  const code = await done;
-  clearTimeout(t);
-  return code;
-}
 
 const mic = join(work, 'mic440.wav');
 sine(mic, 440, 48000, 300);
-const app = start();
+const app = startPhone(binary, home);
 const peers = [];
 let browser, kam, page, url, apiPort;
 const at = (p) => new URL(p, url).href;
@@ -465,7 +437,7 @@ try {
   if (page) await shot('fail-run');
 } finally {
   await browser?.close().catch(() => {});
-  const code = await stop(app.proc);
+  const code = await stopPhone(app.proc);
   check('binary stops cleanly on SIGINT', code === 0, 'exit ' + code + '\n' + app.log().slice(-2000));
   for (const p of peers) p.stop();
   kam?.stop();

@@ -19,7 +19,7 @@
 // hang up, the history entry is tagged and noted, and an incoming call is
 // answered with a click.
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { startPhone, stopPhone } from './peers.mjs';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -41,37 +41,8 @@ function check(name, ok, detail = '') {
   if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
 }
 
-// start runs the binary and waits for its "Phone page: URL" line.
-function start() {
-  const proc = spawn(resolve(binary), ['--home', home, '--no-browser'], {
-    env: { ...process.env, HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  proc.stderr.on('data', (d) => { log += d; });
-  const url = new Promise((res, rej) => {
-    let buf = '';
-    const timer = setTimeout(() => rej(new Error('no "Phone page:" line within 20 s; stderr:\n' + log)), 20000);
-    proc.stdout.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/Phone page: (http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); res(m[1]); }
-    });
-    proc.on('exit', (code) => rej(new Error('binary exited with ' + code + '; stderr:\n' + log)));
-  });
-  return { proc, url, log: () => log };
-}
 
-async function stop(proc) {
-  if (proc.exitCode !== null) return proc.exitCode;
-  const done = new Promise((res) => proc.on('exit', (code, sig) => res(code ?? sig)));
-  proc.kill('SIGINT');
-  const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
-  const code = await done;
-  clearTimeout(t);
-  return code;
-}
-
-const app = start();
+const app = startPhone(binary, home);
 let browser;
 try {
   const url = await app.url;
@@ -191,7 +162,7 @@ try {
   check('run', false, String(e?.stack ?? e));
 } finally {
   await browser?.close().catch(() => {});
-  const code = await stop(app.proc);
+  const code = await stopPhone(app.proc);
   check('binary stops cleanly on SIGINT', code === 0, 'exit ' + code + '\n' + app.log().slice(-2000));
   rmSync(home, { recursive: true, force: true });
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -51,4 +51,36 @@ export async function kamailio() {
   const proc = run('kamailio', ['-f', join(dir, 'kamailio.cfg'), '-DD', '-E', '-Y', dir, '-m', '64', '-M', '8'], join(dir, 'kamailio.log'));
   await waitFor('kamailio', () => listening('udp', port) && listening('tcp', port));
   return { port, dir, stop: () => proc.kill('SIGKILL') };
+}
+
+// startPhone runs the softphone binary on home and gives its process, a
+// promise of the "Phone page: URL" it prints, and its stderr so far.
+export function startPhone(binary, home) {
+  const proc = spawn(resolve(binary), ['--home', home, '--no-browser'], {
+    env: { ...process.env, HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  proc.stderr.on('data', (d) => { log += d; });
+  const url = new Promise((res, rej) => {
+    let buf = '';
+    const timer = setTimeout(() => rej(new Error('no "Phone page:" line within 20 s; stderr:\n' + log)), 20000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/Phone page: (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); res(m[1]); }
+    });
+    proc.on('exit', (code) => rej(new Error('binary exited with ' + code + '; stderr:\n' + log)));
+  });
+  return { proc, url, log: () => log };
+}
+
+// stopPhone stops it with SIGINT (SIGKILL after 15 s) and gives its exit code.
+export async function stopPhone(proc) {
+  if (proc.exitCode !== null) return proc.exitCode;
+  const done = new Promise((res) => proc.on('exit', (code, sig) => res(code ?? sig)));
+  proc.kill('SIGINT');
+  const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
+  const code = await done;
+  clearTimeout(t);
+  return code;
 }

@@ -2,6 +2,14 @@
 import { kamailio } from './peers.mjs';
 import { baresip } from './tones.mjs';
 
+// submit clicks what sends a form (htmx) and waits for the phone's answer.
+async function submit(page, target) {
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() !== 'GET', { timeout: 10000 }).catch(() => {}),
+    target.click(),
+  ]);
+}
+
 export async function workday(page, shot, url, check) {
   const at = (p) => new URL(p, url).href;
   const kam = await kamailio();
@@ -41,8 +49,7 @@ export async function workday(page, shot, url, check) {
     await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 }).catch(() => {});
     check('day: resume', await page.isVisible('#calls [data-state="active"]'));
     await page.click('#calls details.more >> nth=0');
-    await page.click('#calls .dialpad.small button:has-text("5")');
-    await page.waitForTimeout(500);
+    await submit(page, page.locator('#calls .dialpad.small button:has-text("5")'));
     check('day: DTMF sent without error', !((await page.textContent('#flash')) ?? '').trim());
     await page.click('#calls [data-action="hangup"]');
     await page.waitForSelector('#calls [data-calls="0"]', { timeout: 10000 }).catch(() => {});
@@ -54,8 +61,7 @@ export async function workday(page, shot, url, check) {
     check('day: history shows the answered call', await entry.isVisible().catch(() => false));
     await entry.locator('summary').click();
     await entry.locator('input[name=tags]').first().check();
-    await entry.locator('form:has(input[name=tags]) button[type=submit]').click();
-    await page.waitForTimeout(500);
+    await submit(page, entry.locator('form:has(input[name=tags]) button[type=submit]'));
     const first = page.locator('article[data-outcome="answered"]').first();
     await first.locator('summary').click().catch(() => {});
     await first.locator('textarea[name=note]').fill('Asked for the offer');
