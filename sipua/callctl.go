@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/emiago/sipgo"
-	"github.com/emiago/sipgo/sip"
 	"github.com/google/uuid"
 
 	"github.com/softphone/softphone/store"
@@ -53,6 +52,10 @@ type call struct {
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string
 	ringSeen *atomic.Bool
+
+	// the other side's tag; with rtagSet, under p.mu (dialogmatch.go)
+	rtag    string
+	rtagSet bool
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.
@@ -224,21 +227,6 @@ func (c *call) end(reason, outcome string) {
 }
 
 func dialogKey(callID, localTag string) string { return callID + "\x00" + localTag }
-
-// callForRequest finds the call of an in-dialog request by Call-ID and our
-// tag (the To tag of a request we receive).
-func (p *Phone) callForRequest(req *sip.Request) (*call, bool) {
-	cid := req.CallID()
-	to := req.To()
-	if cid == nil || to == nil {
-		return nil, false
-	}
-	tag, _ := to.Params.Get("tag")
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c, ok := p.dialogs[dialogKey(cid.Value(), tag)]
-	return c, ok
-}
 
 // contextCauseErr is the cause of the call's end (a reasonError).
 func contextCauseErr(c *call) error { return context.Cause(c.ctx) }

@@ -249,17 +249,3 @@ func (p *Phone) contactName(number string) string {
 	}
 	return ct.Name
 }
-
-// callByTags finds the call whose dialog a Replaces header names; the tags
-// are taken from the receiver's view (to-tag ours), either order accepted.
-func (p *Phone) callByTags(r replaces) *call {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c, ok := p.dialogs[dialogKey(r.callID, r.toTag)]; ok {
-		return c
-	}
-	if c, ok := p.dialogs[dialogKey(r.callID, r.fromTag)]; ok {
-		return c
-	}
-	return nil
-}

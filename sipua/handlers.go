@@ -29,12 +29,8 @@ func (p *Phone) handle(st *stack) {
 	st.srv.OnInfo(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onInfo(req, tx) }))
 	st.srv.OnRefer(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onRefer(req, tx) }))
 	st.srv.OnNotify(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onNotify(req, tx) }))
-	st.srv.OnOptions(func(req *sip.Request, tx sip.ServerTransaction) {
-		res := sip.NewResponseFromRequest(req, 200, "OK", nil)
-		res.AppendHeader(sip.NewHeader("Allow", allowMethods))
-		res.AppendHeader(sip.NewHeader("Accept", "application/sdp, application/dtmf-relay, message/sipfrag"))
-		_ = tx.Respond(res)
-	})
+	st.srv.OnOptions(p.onOptions(st))
+	st.srv.OnNoRoute(p.onNoRoute(st))
 	st.srv.OnCancel(func(req *sip.Request, tx sip.ServerTransaction) {
 		// A CANCEL that matched an INVITE was handled by the transaction layer.
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))

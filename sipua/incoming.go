@@ -25,6 +25,10 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		}
 		return
 	}
+	if !p.mayCall(req) {
+		p.refuse(req, tx)
+		return
+	}
 	l := p.lineForIncoming(req)
 	if l == nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 480, "Temporarily Unavailable", nil))
@@ -62,6 +66,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	c.c.Number, c.c.Name, c.c.URI = partyOf(from.DisplayName, from.Address)
 	localTag, _ := sess.InviteRequest.To().Params.Get("tag")
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
+	c.rtag, c.rtagSet = from.Params.GetOr("tag", ""), true // not yet shared: start publishes c
 	if !c.start() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
 		return
@@ -217,6 +222,12 @@ func (c *call) decline(code int, reason string) {
 func (p *Phone) lineForIncoming(req *sip.Request) *line {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for _, id := range p.order {
+		// Our Contact, as the registrar forwards calls to it.
+		if l := p.lines[id]; l.acc.Enabled && l.client != nil && req.Recipient.User == l.contactUser {
+			return l
+		}
+	}
 	users := []string{req.Recipient.User}
 	if to := req.To(); to != nil {
 		users = append(users, to.Address.User)

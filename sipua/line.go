@@ -3,6 +3,7 @@ package sipua
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type line struct {
 	minExpires int                // from a 423 Interval Too Brief
 	stop       func(final string) // ends the registration loop, unregisters, sets final state
 	done       chan struct{}
+
+	servers     map[netip.Addr]bool // where the account's servers are, under mu (callers.go)
+	contactUser string              // user part of our Contact (callers.go); set once in newLine
 }
 
 // serverAddr is where this account's requests go: the outbound proxy when
@@ -104,6 +108,8 @@ func newLine(p *Phone, a store.Account) (*line, error) {
 	st := p.stack
 	l := &line{p: p, acc: a, state: RegUnregistered, regID: uuid.NewString(), cseq: 1, done: make(chan struct{})}
 	close(l.done)
+	l.contactUser = contactUser(a)
+	l.resolveServers(nil) // IP literals now; names when registering
 	if st == nil {
 		return l, nil
 	}
@@ -113,7 +119,7 @@ func newLine(p *Phone, a store.Account) (*line, error) {
 		return nil, err
 	}
 	l.client = c
-	cu := sip.Uri{Scheme: "sip", User: a.Username, Host: l.localIP, Port: st.contactPort(a.Transport)}
+	cu := sip.Uri{Scheme: "sip", User: l.contactUser, Host: l.localIP, Port: st.contactPort(a.Transport)}
 	if a.Transport == "tcp" || a.Transport == "tls" {
 		cu.UriParams = sip.NewParams()
 		cu.UriParams.Add("transport", a.Transport)

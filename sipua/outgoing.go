@@ -140,6 +140,11 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 					sess.InviteResponse = early
 				}
 			}
+			if r.IsSuccess() {
+				// Before WaitAnswer returns: a BYE right after the 200 must
+				// find the dialog.
+				c.setRemoteTag(r.To().Params.GetOr("tag", ""))
+			}
 			if r.StatusCode == 180 || r.StatusCode == 183 {
 				_ = c.do(bg, func() error { c.onRinging(r); return nil })
 			}

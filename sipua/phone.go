@@ -39,6 +39,7 @@ type Phone struct {
 	trace    *sipTrace     // recent SIP messages (SIPTrace)
 	kaUDP    time.Duration // keep-alive interval on UDP
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
+	refused  refusedCounter
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.

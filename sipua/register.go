@@ -226,6 +226,11 @@ func (l *line) register(ctx context.Context, expires int) (int, error) {
 		if !res.IsSuccess() {
 			return 0, fmt.Errorf("%w: %w", ErrRegistration, regError{fmt.Sprintf("%d %s", res.StatusCode, res.Reason)})
 		}
+		if expires > 0 {
+			// Calls from the registrar are calls from a server (callers.go).
+			l.addServer(sourceAddr(res))
+			l.resolveServers(ctx)
+		}
 		if expires > 0 && l.learnContact(res) {
 			continue // NAT changed our address: register the one the registrar sees
 		}

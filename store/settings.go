@@ -81,7 +81,20 @@ type SIPSettings struct {
 	AutoAnswer          bool   `json:"auto_answer"`            // incoming calls are answered at once
 	AllowCallInfoAnswer bool   `json:"allow_call_info_answer"` // honour Call-Info: answer-after
 	SelectedAccount     string `json:"selected_account"`       // account id used when a call names none
+	// AcceptCallsFrom is who may ring the phone (issue 12): "servers" (the
+	// accounts' servers, or calls to the Contact we registered) or "anyone".
+	AcceptCallsFrom string `json:"accept_calls_from"`
+	RingTimeoutS    int    `json:"ring_timeout_s"` // an incoming call rings this long, then ends as missed (no-answer)
 }
+
+// Who may call (sip.accept_calls_from).
+const (
+	AcceptFromServers = "servers"
+	AcceptFromAnyone  = "anyone"
+)
+
+// AcceptCallsFromValues are the values of sip.accept_calls_from.
+var AcceptCallsFromValues = []string{AcceptFromServers, AcceptFromAnyone}
 
 // Account is one SIP line. Its password is in the keyring as "account:<id>".
 type Account struct {

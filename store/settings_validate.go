@@ -112,6 +112,10 @@ func (s Settings) Validate() error {
 	if s.SIP.RTPPortMax-s.SIP.RTPPortMin < 3 {
 		c.fail("sip.rtp_port_max", "must be at least sip.rtp_port_min+3 (%d), got %d", s.SIP.RTPPortMin+3, s.SIP.RTPPortMax)
 	}
+	c.oneOf("sip.accept_calls_from", s.SIP.AcceptCallsFrom, AcceptCallsFromValues)
+	if s.SIP.RingTimeoutS < 1 || s.SIP.RingTimeoutS > 3600 {
+		c.fail("sip.ring_timeout_s", "must be 1-3600 seconds, got %d", s.SIP.RingTimeoutS)
+	}
 	ids := map[string]bool{}
 	for i, a := range s.Accounts {
 		c.account(i, a, ids)
