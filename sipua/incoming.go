@@ -45,6 +45,11 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			return
 		}
 	}
+	if !p.takeRingSlot() {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
+		return
+	}
+	defer p.freeRingSlot()
 	seance := ""
 	if h := req.GetHeader(headerSeance); h != nil {
 		if u, err := uuid.Parse(strings.TrimSpace(h.Value())); err == nil {
@@ -99,6 +104,8 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		return
 	}
 	go c.watchRinging()
+	rt := c.ringTimer()
+	go func() { <-c.final; rt.Stop() }()
 	switch {
 	case replaced != nil:
 		// RFC 3891 3: a confirmed dialog is replaced without asking.

@@ -40,6 +40,7 @@ type Phone struct {
 	kaUDP    time.Duration // keep-alive interval on UDP
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
 	refused  refusedCounter
+	ringing  int // incoming calls not yet answered or refused (ringing.go), under mu
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.

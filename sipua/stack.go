@@ -30,6 +30,8 @@ type stack struct {
 	cas      *caPool
 	udpAddr  string    // the UDP listener's address, for the SIP trace
 	trace    *sipTrace // where the messages through this stack are kept
+
+	guard *connGuard // bounds and times inbound TCP/TLS connections (limits.go)
 }
 
 // caPool verifies TLS servers against the system roots plus the CA files of
@@ -84,7 +86,7 @@ func (c *caPool) verify(cs tls.ConnectionState) error {
 }
 
 func startStack(ctx context.Context, listen, product string, log *slog.Logger, trace *sipTrace) (*stack, error) {
-	st := &stack{cas: &caPool{}, trace: trace}
+	st := &stack{cas: &caPool{}, trace: trace, guard: newConnGuard(log)}
 	_ = st.cas.set(nil)
 	tlsConf := &tls.Config{
 		MinVersion: tls.VersionTLS12,
@@ -131,7 +133,8 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		ua.Close()
 		return nil, fmt.Errorf("sip.listen %s (tcp): %w", listen, err)
 	}
-	st.tcpLn = tl
+	st.tcpLn = st.guard.listener(tl)
+	ua.TransportLayer().OnMessage(st.guard.onMessage)
 	st.tcpPort = tl.Addr().(*net.TCPAddr).Port
 	traceRegister(st)
 	return st, nil

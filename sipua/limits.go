@@ -1,0 +1,191 @@
+package sipua
+
+import (
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+
+	"github.com/softphone/softphone/internal/netguard"
+)
+
+// Bounds on what the network can make the phone hold (issue 12, item 4).
+// Connections other hosts open to our SIP TCP (and TLS) listeners must
+// carry a complete message within msgTimeout of opening or of their first
+// byte after the last message, and are closed after connIdle without one.
+// Connections we open (to the registrar) are not wrapped: they stay.
+const (
+	msgTimeout     = 32 * time.Second // 64*T1, the longest a transaction waits (RFC 3261 17.1.1.2)
+	connIdle       = 10 * time.Minute
+	maxConnsPerIP  = 64
+	maxConnsTotal  = 1024
+	maxRingingIn   = 8                 // incoming calls ringing at once; more get 486
+	defaultRingFor = 120 * time.Second // sip.ring_timeout_s when unset
+)
+
+// connGuard counts and times the inbound connections of one stack.
+type connGuard struct {
+	mu      sync.Mutex
+	perIP   map[netip.Addr]int
+	total   int
+	byAddr  map[string]*guardedConn // by remote "ip:port", sipgo's message Source
+	refused uint64                  // connections closed at once: over a limit
+	log     *slog.Logger
+
+	msgTimeout, idle time.Duration // tests shorten them
+}
+
+func newConnGuard(log *slog.Logger) *connGuard {
+	return &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log,
+		msgTimeout: msgTimeout, idle: connIdle}
+}
+
+// listener wraps a SIP stream listener (TCP, or TCP under TLS): failed
+// Accepts are retried (netguard), connections over the limits are closed at
+// once, the others are timed. Whoever adds a listener (TLS) wraps it here.
+func (g *connGuard) listener(ln net.Listener) net.Listener {
+	return &guardedListener{Listener: netguard.Retry(ln, g.log), g: g}
+}
+
+type guardedListener struct {
+	net.Listener
+	g *connGuard
+}
+
+func (l *guardedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if gc := l.g.admit(c); gc != nil {
+			return gc, nil
+		}
+		_ = c.Close()
+	}
+}
+
+// admit counts a new connection; nil when it is over a limit.
+func (g *connGuard) admit(c net.Conn) *guardedConn {
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	if err != nil {
+		return nil
+	}
+	ip := ap.Addr().Unmap()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.total >= maxConnsTotal || g.perIP[ip] >= maxConnsPerIP {
+		g.refused++
+		if g.refused == 1 || g.refused%1000 == 0 {
+			g.log.Warn("SIP connection refused: too many open", "from", ip.String(), "refused", g.refused)
+		}
+		return nil
+	}
+	g.total++
+	g.perIP[ip]++
+	gc := &guardedConn{Conn: c, g: g, ip: ip, raddr: c.RemoteAddr().String(), last: time.Now()}
+	g.byAddr[gc.raddr] = gc
+	return gc
+}
+
+func (g *connGuard) release(gc *guardedConn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.total--
+	if g.perIP[gc.ip]--; g.perIP[gc.ip] <= 0 {
+		delete(g.perIP, gc.ip)
+	}
+	if g.byAddr[gc.raddr] == gc {
+		delete(g.byAddr, gc.raddr)
+	}
+}
+
+// onMessage is the transport layer's hook: a complete message came in on
+// the connection from src, which restarts its clocks.
+func (g *connGuard) onMessage(msg sip.Message) {
+	switch msg.Transport() {
+	case "TCP", "TLS":
+	default:
+		return
+	}
+	g.mu.Lock()
+	gc := g.byAddr[msg.Source()]
+	g.mu.Unlock()
+	if gc != nil {
+		gc.mu.Lock()
+		gc.last, gc.pending, gc.seen = time.Now(), false, true
+		gc.mu.Unlock()
+	}
+}
+
+// open is the number of inbound connections held.
+func (g *connGuard) open() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.total
+}
+
+// guardedConn is an inbound connection with its clocks: sipgo's reader
+// reads through it, and each Read may wait only until the deadline.
+type guardedConn struct {
+	net.Conn
+	g     *connGuard
+	ip    netip.Addr
+	raddr string
+	once  sync.Once
+
+	mu      sync.Mutex
+	last    time.Time // opened, or the last complete message
+	pending bool      // bytes read since last; the message must complete in msgTimeout
+	seen    bool      // a complete message has come
+}
+
+// deadline is when the current Read gives up: msgTimeout after opening
+// until the first message, and after the first byte of each later one;
+// connIdle after the last message otherwise.
+func (c *guardedConn) deadline() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pending || !c.seen {
+		return c.last.Add(c.g.msgTimeout)
+	}
+	return c.last.Add(c.g.idle)
+}
+
+func (c *guardedConn) Read(b []byte) (int, error) {
+	if err := c.Conn.SetReadDeadline(c.deadline()); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Read(b)
+	if n > 0 && !onlyCRLF(b[:n]) {
+		c.mu.Lock()
+		if !c.pending {
+			c.pending, c.last = true, time.Now()
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// SetReadDeadline is ours alone: sipgo's own read timeout is off.
+func (c *guardedConn) SetReadDeadline(time.Time) error { return nil }
+
+func (c *guardedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.g.release(c) })
+	return err
+}
+
+// onlyCRLF is a keep-alive (RFC 5626 3.5.1): it keeps NAT bindings, not
+// connections we did not open.
+func onlyCRLF(b []byte) bool {
+	for _, ch := range b {
+		if ch != '\r' && ch != '\n' {
+			return false
+		}
+	}
+	return true
+}
