@@ -30,6 +30,7 @@ type Config struct {
 	Webhooks    Webhooks
 	WebhookTest WebhookTester
 	API         APIAddr
+	Origins     OriginAsks // the API's questions about web origins; nil: none asked
 	Bus         *sipua.Bus
 	Home        string // the phone's home folder (desktop entry, ui-url file)
 	Binary      string // path of the running binary, for the desktop entry; "" = os.Executable
@@ -52,9 +53,10 @@ type Server struct {
 	sessions *sessions
 	hub      *hub
 
-	mu     sync.Mutex
-	holder string // the tab that last took the audio
-	redial string
+	mu      sync.Mutex
+	holder  string // the tab that last took the audio
+	redial  string
+	dialKey string // the key of dialKeyFile (dialkey.go)
 }
 
 // New builds the server; nothing listens until Listen.
@@ -70,6 +72,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions()}
 	s.hub = newHub()
+	if cfg.Origins != nil {
+		cfg.Origins.OnChange(s.hub.poke) // a question comes or goes: open pages show it
+	}
 	fc := fiber.Config{
 		Immutable:    true, // values from c.Params/c.Query outlive the handler
 		BodyLimit:    8 << 20,
@@ -98,6 +103,7 @@ func (s *Server) Listen() (string, error) {
 	s.ln = ln
 	s.port = ln.Addr().(*net.TCPAddr).Port
 	s.writeURLFile()
+	s.writeDialKey()
 	return s.LoginURL(), nil
 }
 
