@@ -16,6 +16,8 @@ type Page struct {
 	Flash           string
 	Calls           []CallView // the live calls list, rendered at once
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
+	// OriginAsks are web origins waiting for the person's Allow or Deny.
+	OriginAsks []string
 }
 
 // AccountView is one line with its registration state.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -68,16 +67,16 @@ func installDesktop(o options, stdout interface{ Write([]byte) (int, error) }) e
 }
 
 // dialCommand is what the desktop entry runs for a tel:, sip: or callto:
-// link: it opens the running phone's page with the number filled in.
+// link: the running phone dials at once (the home's key file proves the
+// local user, see server/web/dialkey.go).
 func dialCommand(o options, stdout interface{ Write([]byte) (int, error) }) error {
 	if len(o.args) != 2 {
 		return errors.New("usage: softphone dial URI")
 	}
-	url, err := web.DialURL(o.home, o.args[1])
+	id, err := web.DialNow(o.home, o.args[1])
 	if err != nil {
 		return err
 	}
-	openBrowser(url, slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	_, err = stdout.Write([]byte(url + "\n"))
+	_, err = stdout.Write([]byte("calling " + o.args[1] + " (call " + id + ")\n"))
 	return err
 }

@@ -25,7 +25,7 @@ Usage:
   softphone secret set NAME         read a secret from standard input into the keyring
   softphone secret delete NAME      remove a secret from the keyring
   softphone install-desktop         register the phone for tel:, sip: and callto: links (XDG)
-  softphone dial URI                open the running phone's page to dial URI (what the links run)
+  softphone dial URI                dial URI at once on the running phone (what the links run)
 
 Secret names: api-token, webhook-header, webhook-signing, account:<account id>, recogniser:<name>
 

@@ -85,7 +85,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
 		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log})
 	webServer, err := web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
-		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Bus: bus, Bridge: engine.Bridge(),
+		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Origins: apiServer.Approvals(), Bus: bus, Bridge: engine.Bridge(),
 		Home: o.home, Logger: log})
 	if err != nil {
 		return err

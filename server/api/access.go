@@ -35,13 +35,10 @@ func isLoopbackName(h string) bool {
 	return false
 }
 
-// originAllowed: with api.allowed_origins empty any origin may call (a
-// click-to-call button on any local page, rest-api.md 10); otherwise only
-// those listed. The API's own pages (/ui) are always allowed.
+// originAllowed: the API's own origin, and the origins the person approved
+// on the phone page (api.allowed_origins, issue 12 item 7). Nothing else:
+// an empty list allows no foreign page.
 func originAllowed(origin string, allowed []string, port int) bool {
-	if len(allowed) == 0 {
-		return true
-	}
 	o := strings.TrimSuffix(strings.ToLower(origin), "/")
 	for _, self := range []string{"http://127.0.0.1:", "http://localhost:", "http://[::1]:"} {
 		if o == self+strconv.Itoa(port) {
@@ -49,11 +46,39 @@ func originAllowed(origin string, allowed []string, port int) bool {
 		}
 	}
 	for _, a := range allowed {
-		if a == "*" || strings.TrimSuffix(strings.ToLower(a), "/") == o {
+		if strings.TrimSuffix(strings.ToLower(a), "/") == o {
 			return true
 		}
 	}
 	return false
+}
+
+// checkOrigin lets a request with a foreign Origin through only once the
+// person approved that origin; the first knock puts the question on the
+// phone page and waits for the answer (Approvals.ask). Programs that send no
+// Origin keep what rest-api.md gives any local program.
+func (s *Server) checkOrigin(c fiber.Ctx, origin string, st *store.Settings) error {
+	if origin == "" || originAllowed(origin, st.API.AllowedOrigins, st.API.Port) {
+		return nil
+	}
+	// Approved a moment ago: the settings watcher may not have run yet.
+	if fresh := s.cfg.Settings.Get(); originAllowed(origin, fresh.API.AllowedOrigins, fresh.API.Port) {
+		return nil
+	}
+	l, _ := c.Locals(localsListener).(*listener)
+	var stop <-chan struct{}
+	if l != nil {
+		stop = l.stop
+	}
+	if s.asks.ask(c.Context(), stop, origin) {
+		return nil
+	}
+	// The page may read why (its developer sees the message in fetch).
+	if validOrigin(origin) {
+		c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+		c.Set(fiber.HeaderVary, fiber.HeaderOrigin)
+	}
+	return fail(fiber.StatusForbidden, msgWrongOrigin)
 }
 
 // preflight answers a CORS preflight (and Chrome's private network access

@@ -14,7 +14,7 @@ const bodyLimit = 64 << 10
 // newApp builds the fiber app of one listener: the guard in front, then the
 // routes of routes.go.
 func (s *Server) newApp(l *listener) *fiber.App {
-	app := fiber.New(fiber.Config{
+	cfg := fiber.Config{
 		// Bodies above bodyLimit are refused by the guard with a JSON 413;
 		// fasthttp's own limit only stops floods.
 		BodyLimit: 1 << 20,
@@ -30,7 +30,9 @@ func (s *Server) newApp(l *listener) *fiber.App {
 			}
 			return s.renderErr(c, err)
 		},
-	})
+	}
+	s.cfg.Limits.Apply(&cfg)
+	app := fiber.New(cfg)
 	app.Use(func(c fiber.Ctx) error { return s.front(c, l) })
 	for _, r := range s.routes() {
 		app.Add([]string{r.method}, fiberPath(r.path), r.handler)
@@ -67,8 +69,9 @@ const (
 )
 
 // guard runs the checks every request passes, in this order: Host (DNS
-// rebinding), Origin (CORS), token, route (group off or unknown: 404), method
-// (405), body size and type; then the handler.
+// rebinding), Origin (approved on the phone page, else 403), token, route
+// (group off or unknown: 404), method (405), body size and type; then the
+// handler.
 func (s *Server) guard(c fiber.Ctx) error {
 	st := s.cur.Load()
 	// Refused here, before anything else, also when fasthttp already gave up
@@ -80,8 +83,8 @@ func (s *Server) guard(c fiber.Ctx) error {
 		return fail(fiber.StatusForbidden, msgWrongHost)
 	}
 	origin := c.Get(fiber.HeaderOrigin)
-	if origin != "" && !originAllowed(origin, st.API.AllowedOrigins, st.API.Port) {
-		return fail(fiber.StatusForbidden, msgWrongOrigin)
+	if err := s.checkOrigin(c, origin, st); err != nil {
+		return err
 	}
 	authed, err := s.checkToken(c)
 	if err != nil {

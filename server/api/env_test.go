@@ -57,6 +57,13 @@ func freePort(t testing.TB) int {
 // newEnv starts an API switched on with two accounts; edit adjusts the settings.
 func newEnv(t testing.TB, edit ...func(*store.Settings)) *env {
 	t.Helper()
+	return newEnvCfg(t, nil, edit...)
+}
+
+// newEnvCfg is newEnv with the server's Config adjusted by cfg (limits, the
+// wait for an origin's approval).
+func newEnvCfg(t testing.TB, cfg func(*Config), edit ...func(*store.Settings)) *env {
+	t.Helper()
 	e := &env{t: t, home: t.TempDir(), bus: sipua.NewBus(), met: metrics.New()}
 	var err error
 	if e.set, err = store.NewSettingsStore(filepath.Join(e.home, "settings.json")); err != nil {
@@ -84,8 +91,12 @@ func newEnv(t testing.TB, edit ...func(*store.Settings)) *env {
 		t.Fatal(err)
 	}
 	e.phone = newFakePhone(e.bus, e.set.Get)
-	e.srv = New(Config{Settings: e.set, Phone: e.phone, DB: e.db, Secrets: e.sec, Metrics: e.met, Bus: e.bus,
-		Home: e.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WebhookTest: func(context.Context) (int, string, error) { e.hooks++; return 200, "ok", nil }})
+	c := Config{Settings: e.set, Phone: e.phone, DB: e.db, Secrets: e.sec, Metrics: e.met, Bus: e.bus,
+		Home: e.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WebhookTest: func(context.Context) (int, string, error) { e.hooks++; return 200, "ok", nil }}
+	if cfg != nil {
+		cfg(&c)
+	}
+	e.srv = New(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.srv.Serve(ctx) }()

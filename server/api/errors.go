@@ -26,7 +26,7 @@ const (
 	msgWrongMethod    = "method not allowed"
 	msgWrongToken     = "wrong token"
 	msgWrongHost      = "host not allowed"
-	msgWrongOrigin    = "origin not allowed"
+	msgWrongOrigin    = "origin not allowed: approve it on the phone page"
 	msgBadLimit       = "limit must be a whole number from 1 to 1000"
 	msgBadBool        = "%s must be true or false"
 	msgBadAccountID   = "account_id must be a UUID"
@@ -37,6 +37,10 @@ const (
 	msgTransferFailed = "the transfer was refused or failed"
 	msgNotServing     = "the phone is not running"
 )
+
+// ErrNoQuestion: an answer for an origin nobody is asking about (answered in
+// another tab, or expired).
+var ErrNoQuestion = errors.New("no question about that origin")
 
 // httpError is an error that carries its status and the message shown in
 // {"error": "..."}.

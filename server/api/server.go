@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/server/httplimit"
 	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
 )
@@ -28,6 +29,12 @@ type Config struct {
 	Bus         *sipua.Bus  // call events for GET /events; nil: no events
 	Home        string      // the phone's home folder; audio is under <Home>/recordings
 	Logger      *slog.Logger
+	// Limits bound every connection (timeouts, header size, count); zero
+	// fields take httplimit.Default.
+	Limits httplimit.Limits
+	// AskWait is how long a request of an origin not yet approved waits for
+	// the answer on the phone page; 0 takes askWait (30 s, issue 12 item 7).
+	AskWait time.Duration
 }
 
 // Server is the local control API. It listens only while api.enabled and
@@ -42,6 +49,7 @@ type Server struct {
 	idem   *idempotency                   // Idempotency-Key of POST /calls
 	hist   *histCache                     // answers of GET /history
 	tok    tokenCache
+	asks   *Approvals // web origins waiting for the person's yes
 
 	routeTable []route
 
@@ -73,7 +81,8 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("part", "api"),
 		kick: make(chan struct{}, 1), events: newBacklog(backlogSize),
-		idem: newIdempotency(idempotencyWindow), hist: newHistCache()}
+		idem: newIdempotency(idempotencyWindow), hist: newHistCache(),
+		asks: newApprovals(cfg.Settings, cfg.AskWait)}
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
 	s.routeTable = s.routes()
@@ -172,7 +181,7 @@ func (s *Server) start(port int) (*listener, error) {
 	l.app = s.newApp(l)
 	go func() {
 		defer close(l.done)
-		err := l.app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true})
+		err := l.app.Listener(s.cfg.Limits.Listener(ln), fiber.ListenConfig{DisableStartupMessage: true})
 		if err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Debug("local control API listener ended", "err", err)
 		}

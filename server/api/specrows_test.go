@@ -116,10 +116,12 @@ func specRows() []specRow {
 		{name: "host rebinding", method: "GET", path: "/accounts", hdr: []string{"Host: evil.example:{port}"}, status: 403, errMsg: msgWrongHost},
 		{name: "host wrong port", method: "GET", path: "/accounts", hdr: []string{"Host: 127.0.0.1:1"}, status: 403, errMsg: msgWrongHost},
 		{name: "host localhost", method: "GET", path: "/accounts", hdr: []string{"Host: localhost:{port}"}, status: 200},
+		// The CRM's origin is approved (api.allowed_origins).
 		{name: "preflight", method: "OPTIONS", path: "/calls", hdr: []string{"Origin: http://crm.example:3000", "Access-Control-Request-Method: POST",
 			"Access-Control-Request-Headers: content-type", "Access-Control-Request-Private-Network: true"}, status: 204,
 			header: map[string]string{"Access-Control-Allow-Origin": "http://crm.example:3000", "Access-Control-Allow-Private-Network": "true",
 				"Access-Control-Allow-Methods": "POST", "Access-Control-Allow-Headers": "Content-Type"}},
+		{name: "origin null never asked", method: "GET", path: "/history", hdr: []string{"Origin: null"}, status: 403, errMsg: msgWrongOrigin},
 		// With the token.
 		{name: "listing with token", method: "GET", path: "/", hdr: []string{"Authorization: Bearer {token}"}, needsToken: true, status: 200, contains: []string{`"PATCH"`, `"/webhooks/test"`}},
 		{name: "right token reads", method: "GET", path: "/accounts", hdr: []string{"Authorization: Bearer {token}"}, needsToken: true, status: 200, each: accountFields},

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
@@ -108,20 +107,9 @@ func (s *Server) selectAccount(c fiber.Ctx) error {
 }
 
 // dialLink is GET /dial?uri=tel:...: the handler of tel:, sip: and callto:
-// links. Opened by the person (address bar, another program: Sec-Fetch-Site
-// none) or from our own page it dials at once; from anywhere else it only
-// fills in the number, and a click dials.
+// links. It only fills in the number and puts the focus on Call: a link that
+// any web page or mail can hold never dials by itself, whoever opens it
+// (issue 12 item 8). `softphone dial` dials at once through dialkey.go.
 func (s *Server) dialLink(c fiber.Ctx) error {
-	number := normalizeNumber(c.Query("uri"))
-	site := c.Get("Sec-Fetch-Site")
-	if number != "" && s.cfg.Phone != nil && (site == "none" || site == "same-origin") {
-		if _, err := s.cfg.Phone.Dial(context.WithoutCancel(c.Context()), number, ""); err == nil {
-			s.mu.Lock()
-			s.redial = number
-			s.mu.Unlock()
-			s.hub.poke()
-			return c.Redirect().Status(fiber.StatusSeeOther).To("/")
-		}
-	}
-	return s.renderPhone(c, number)
+	return s.renderPhone(c, normalizeNumber(c.Query("uri")))
 }

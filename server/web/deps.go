@@ -123,3 +123,12 @@ type APIAddr interface {
 type PerDay interface {
 	HistoryPerDay(ctx context.Context, since time.Time) ([]DayCount, error)
 }
+
+// OriginAsks is the API's question box: web origins that want to use the
+// local API wait for the person's Allow or Deny on the phone page (issue 12
+// item 7). *api.Approvals satisfies it.
+type OriginAsks interface {
+	Asks() []string
+	Answer(origin string, allow bool) error
+	OnChange(fn func())
+}

@@ -24,6 +24,7 @@ func (s *Server) events(c fiber.Ctx) error {
 	c.Set("Cache-Control", "no-store")
 	c.Set("X-Accel-Buffering", "no")
 	poke := s.hub.join()
+	csrf, _ := c.Locals(localsCSRF).(string)
 	return c.SendStreamWriter(func(w *bufio.Writer) {
 		defer s.hub.leave(poke)
 		// A comment first: nothing reaches the browser before the first flush.
@@ -34,7 +35,7 @@ func (s *Server) events(c fiber.Ctx) error {
 		defer t.Stop()
 		ended := s.hub.endedCount()
 		for {
-			if err := s.writeState(w); err != nil {
+			if err := s.writeState(w, csrf); err != nil {
 				return
 			}
 			// A call ended: open history pages fetch their list again.
@@ -54,8 +55,9 @@ func (s *Server) events(c fiber.Ctx) error {
 	})
 }
 
-// writeState sends the whole live state.
-func (s *Server) writeState(w *bufio.Writer) error {
+// writeState sends the whole live state; csrf goes into the forms of the
+// origin questions.
+func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 	l := s.lang()
 	holder, attached := s.audioHolder()
 	parts := []struct {
@@ -65,6 +67,7 @@ func (s *Server) writeState(w *bufio.Writer) error {
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, attached)},
+		{"origins", originsFragment(l, s.asks(), csrf)},
 	}
 	for _, p := range parts {
 		var buf bytes.Buffer

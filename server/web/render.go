@@ -38,6 +38,7 @@ func (s *Server) page(c fiber.Ctx, nav string) views.Page {
 			p.RecordingsURL = (&url.URL{Scheme: "http", Host: addr, Path: "/ui"}).String()
 		}
 	}
+	p.OriginAsks = s.asks()
 	p.SecretsFallback = s.cfg.KeyringFallback || (s.cfg.Secrets != nil && s.cfg.Secrets.Fallback())
 	return p
 }

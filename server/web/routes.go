@@ -16,12 +16,14 @@ func (s *Server) routes() {
 	dist, _ := fs.Sub(assets.FS, ".")
 	a.Get("/static/*", static.New("", static.Config{FS: dist, MaxAge: 0}))
 	a.Get("/sw.js", s.serviceWorker)
-	a.Get("/", s.login) // ?key=... redeems the printed link
+	a.Get("/", s.login)          // ?key=... redeems the printed link
+	a.Post("/dial", s.dialByKey) // `softphone dial` with the home's key; else on to the session
 
 	a.Use(s.requireSession, s.checkCSRF)
 	a.Get("/", s.phonePage)
 	a.Get("/events", s.events)
 	a.Get("/dial", s.dialLink)
+	a.Post("/origins/answer", s.answerOrigin)
 	a.Post("/calls", s.dial)
 	a.Post("/calls/conference", s.conference)
 	a.Post("/calls/:id/:action", s.callAction)
@@ -45,6 +47,7 @@ func (s *Server) routes() {
 	a.Post("/settings/webhooks/resend/:id", s.webhookResend)
 	a.Post("/settings/taxonomy", s.saveTaxonomy)
 	a.Post("/settings/taxonomy/:code/retire", s.retireTaxonomy)
+	a.Post("/settings/origins/remove", s.removeOrigin)
 	a.Post("/settings/:section", s.saveSection)
 	a.Get("/recordings", s.recordingsPage)
 	a.Get("/diagnostics/sip-trace.txt", s.sipTrace)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/server/httplimit"
 	"github.com/softphone/softphone/sipua"
 )
 
@@ -29,10 +30,14 @@ type Config struct {
 	Webhooks    Webhooks
 	WebhookTest WebhookTester
 	API         APIAddr
+	Origins     OriginAsks // the API's questions about web origins; nil: none asked
 	Bus         *sipua.Bus
 	Home        string // the phone's home folder (desktop entry, ui-url file)
 	Binary      string // path of the running binary, for the desktop entry; "" = os.Executable
 	Logger      *slog.Logger
+	// Limits bound every connection (timeouts, header size, count); zero
+	// fields take httplimit.Default.
+	Limits httplimit.Limits
 	// KeyringFallback warns on every page that secrets are in a file.
 	KeyringFallback bool
 }
@@ -48,9 +53,10 @@ type Server struct {
 	sessions *sessions
 	hub      *hub
 
-	mu     sync.Mutex
-	holder string // the tab that last took the audio
-	redial string
+	mu      sync.Mutex
+	holder  string // the tab that last took the audio
+	redial  string
+	dialKey string // the key of dialKeyFile (dialkey.go)
 }
 
 // New builds the server; nothing listens until Listen.
@@ -66,13 +72,16 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions()}
 	s.hub = newHub()
-	s.app = fiber.New(fiber.Config{
+	if cfg.Origins != nil {
+		cfg.Origins.OnChange(s.hub.poke) // a question comes or goes: open pages show it
+	}
+	fc := fiber.Config{
 		Immutable:    true, // values from c.Params/c.Query outlive the handler
-		ReadTimeout:  30 * time.Second,
-		IdleTimeout:  60 * time.Second,
 		BodyLimit:    8 << 20,
 		ErrorHandler: s.errorHandler,
-	})
+	}
+	cfg.Limits.Apply(&fc)
+	s.app = fiber.New(fc)
 	s.routes()
 	return s, nil
 }
@@ -94,6 +103,7 @@ func (s *Server) Listen() (string, error) {
 	s.ln = ln
 	s.port = ln.Addr().(*net.TCPAddr).Port
 	s.writeURLFile()
+	s.writeDialKey()
 	return s.LoginURL(), nil
 }
 
@@ -122,7 +132,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go s.hub.run(hubCtx, s)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- s.app.Listener(s.ln, fiber.ListenConfig{DisableStartupMessage: true})
+		errc <- s.app.Listener(s.cfg.Limits.Listener(s.ln), fiber.ListenConfig{DisableStartupMessage: true})
 	}()
 	select {
 	case err := <-errc:

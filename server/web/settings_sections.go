@@ -40,7 +40,7 @@ var sections = map[string]section{
 	"integration": {fields: []string{"integration.enabled"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 		st.Integration.Enabled = checked(c, "integration.enabled")
 	}},
-	"api":      {fields: []string{"api.enabled", "api.port", "api.token", "api.allowed_origins"}, apply: applyAPI, after: afterAPI},
+	"api":      {fields: []string{"api.enabled", "api.port", "api.token"}, apply: applyAPI, after: afterAPI},
 	"webhooks": {fields: []string{"webhooks.enabled", "webhooks.url", "webhooks.method", "webhooks.header_name", "webhooks.header_value", "webhooks.signing_secret"}, apply: applyWebhooks, after: afterWebhooks},
 }
 
@@ -131,7 +131,6 @@ func applyAPI(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 			st.API.Disabled = append(st.API.Disabled, g)
 		}
 	}
-	st.API.AllowedOrigins = listField(c, "api.allowed_origins")
 	if st.API.Port == s.port {
 		errs["api.port"] = reqLang(c).T("err.portinuse")
 	}
