@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -195,8 +196,42 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	return adaptor.HTTPHandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", audioType(p))
 		w.Header().Set("Cache-Control", "no-store")
-		http.ServeContent(w, req, filepath.Base(p), fi.ModTime(), f)
+		http.ServeContent(&jsonErrors{ResponseWriter: w}, req, filepath.Base(p), fi.ModTime(), f)
 	})(c)
+}
+
+// jsonErrors turns the plain-text errors of http.ServeContent (416 for a
+// range outside the file) into {"error": "..."}: every error of this API is
+// JSON (rest-api.md "Errors"). Content-Range (bytes */<size>) stays.
+type jsonErrors struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (w *jsonErrors) WriteHeader(code int) {
+	if code < 400 {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.failed = true
+	h := w.Header()
+	h.Del("X-Content-Type-Options")
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	msg := msgInternal
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		msg = msgBadRange
+	}
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.ResponseWriter.WriteHeader(code)
+	_, _ = w.ResponseWriter.Write(b)
+}
+
+func (w *jsonErrors) Write(b []byte) (int, error) {
+	if w.failed {
+		return len(b), nil // the plain-text message, replaced above
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // uiDelete: DELETE /ui/recordings/{id} (token): the row, its transcript and

@@ -49,8 +49,9 @@ func TestRecordingPages(t *testing.T) {
 		t.Fatalf("range: %d %d %v", r.status, len(r.body), r.header)
 	}
 	r = e.get("/ui/recordings/"+id+"/audio", "Range: bytes=99999999-")
-	if r.status != 416 {
-		t.Errorf("range past the end: %d", r.status)
+	if r.status != 416 || r.errMsg(t) != msgBadRange || r.header.Get("Content-Type") != "application/json" ||
+		r.header.Get("Content-Range") != "bytes */"+strconv.Itoa(s.audioLen) {
+		t.Errorf("range past the end: %d %v %s", r.status, r.header, r.body)
 	}
 
 	// Deleting needs the token, removes row and file.
