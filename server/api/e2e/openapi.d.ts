@@ -436,7 +436,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change settings (JSON merge patch). */
+        /**
+         * Change settings (JSON merge patch).
+         * @description A JSON merge patch (RFC 7396) of the GET /settings shape, sent as application/merge-patch+json or application/json. A key set to null takes its default; left-out account fields take theirs (transport udp, expiry_s 3600); then the whole is checked and saved. The *_saved fields are ignored.
+         */
         patch: operations["patch_settings"];
         trace?: never;
     };
@@ -524,18 +527,27 @@ export interface components {
             /** @description Why the registration failed; empty otherwise. */
             cause: string;
         };
+        /** @description Fields left out take their defaults (POST) or keep their value (PUT) before the account is checked. */
         AccountRequest: {
             name?: string;
             username?: string;
             auth_username?: string;
             domain?: string;
-            /** @enum {string} */
-            transport?: "udp" | "tcp" | "tls";
+            /**
+             * @default udp
+             * @enum {string}
+             */
+            transport: "udp" | "tcp" | "tls";
             port?: number;
             registrar?: string;
             outbound_proxy?: string;
-            expiry_s?: number;
-            enabled?: boolean;
+            /**
+             * @description Registration expiry in seconds, 30-86400.
+             * @default 3600
+             */
+            expiry_s: number;
+            /** @default true */
+            enabled: boolean;
             ca_file?: string;
             /** @description Kept in the keyring, never returned. */
             password?: string;
@@ -1959,7 +1971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description names the settings key that is wrong; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description <field> <what is wrong>, naming the field of this request, several joined by "; " (e.g. transport must be one of udp, tcp, tls; port must be 0-65535); malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2037,7 +2049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description <field> <what is wrong>, naming the field of this request, several joined by "; " (e.g. transport must be one of udp, tcp, tls; port must be 0-65535); an account id never changes; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,6 +2145,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["Settings"];
+                "application/merge-patch+json": components["schemas"]["Settings"];
             };
         };
         responses: {
@@ -2145,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Settings"];
                 };
             };
-            /** @description names the settings key that is wrong; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description <key> <what is wrong>, naming the dotted settings key (e.g. api.port must be 1-65535; accounts[0].transport must be one of udp, tcp, tls), several joined by "; "; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
