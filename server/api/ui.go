@@ -78,7 +78,11 @@ func (s *Server) taxonomyIndex(c fiber.Ctx) (map[string]store.TaxonomyEntry, err
 
 func (s *Server) recordingRow(r store.Recording, h store.HistoryEntry, tax map[string]store.TaxonomyEntry) views.RecordingRow {
 	row := views.RecordingRow{ID: r.ID, When: r.StartedAt, Number: r.Number, Name: r.Name,
-		DurationS: r.DurationS, Outcome: h.Outcome}
+		DurationS: r.DurationS, Outcome: h.Outcome, Direction: h.Direction, HistoryID: h.ID}
+	// The recorder knows the call, not the party: the history entry does.
+	if row.Number == "" {
+		row.Number = h.Number
+	}
 	if row.Name == "" {
 		row.Name = h.Name
 	}
