@@ -14,7 +14,9 @@ type recordTB struct {
 	errs []string
 }
 
-func (r *recordTB) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+func (r *recordTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
 
 // TestContractCatchesDrift: the check behind every test request fails on an
 // undocumented status, a body off its schema, a missing required header, an

@@ -16,7 +16,7 @@ func TestRecordingPages(t *testing.T) {
 
 	// The history names the recording, and the recording page links back.
 	var h historyJSON
-	e.get("/history/" + first.ID).json(t, &h)
+	e.get("/history/"+first.ID).json(t, &h)
 	if h.RecordingID != id {
 		t.Errorf("GET /history/{id}: recording_id %q, want %q", h.RecordingID, id)
 	}

@@ -25,7 +25,12 @@ func TestHistoryListensToRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	r := newRig(t, func(c *Config) { c.DB = db; c.Secrets = store.OpenSecrets(dir); c.Home = dir; c.API = fixedAddr("127.0.0.1:18377") })
+	r := newRig(t, func(c *Config) {
+		c.DB = db
+		c.Secrets = store.OpenSecrets(dir)
+		c.Home = dir
+		c.API = fixedAddr("127.0.0.1:18377")
+	})
 	r.login()
 	ctx := context.Background()
 	start := time.Now().Add(-time.Hour)
