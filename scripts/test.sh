@@ -26,6 +26,12 @@ go tool templ generate -path views >/dev/null
 if [ -f package.json ]; then npm run --silent build >/dev/null; fi
 git diff --exit-code --stat -- views static || { echo "generated files are stale: run 'go tool templ generate -path views' and 'npm run build', and commit"; exit 1; }
 
+echo "== openapi.json: Redocly's recommended rules; the typed client generated from it is current and the browser tests' calls type-check against it"
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npm run --silent lint:openapi
+npm run --silent gen:api >/dev/null
+git diff --exit-code --stat -- server/api/e2e/openapi.d.ts || { echo "server/api/e2e/openapi.d.ts is stale: run 'npm run gen:api' and commit"; exit 1; }
+npm run --silent typecheck:api
+
 echo "== go test -race (inside unshare -n)"
 go build -o /dev/null ./cmd/softphone
 unshare -n env GOFLAGS=-mod=mod GOPROXY=off bash -c 'ip link set lo up && go test -race -count=1 -timeout 20m ./...'

@@ -56,6 +56,10 @@ type Call struct {
 	Outcome    string // set when ended
 	Declined   bool   // declined by this phone
 	Recording  bool   // being recorded now
+	// RecordingID is the call's recording (the first, when it was recorded
+	// more than once), kept after the recording and the call end so the
+	// history entry names it; "" when never recorded.
+	RecordingID string
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);

@@ -173,10 +173,13 @@ func (c *call) connected() {
 	c.setState(connectedState(c.conf, c.localHold, c.remoteHold))
 	if first && !c.c.AnsweredAt.IsZero() && c.p.settingsNow().Recording.Mode == "all" {
 		if r, ok := c.media.(recorder); ok {
-			if err := r.SetRecording(true); err != nil {
+			if id, err := r.SetRecording(true); err != nil {
 				c.p.log.Warn("recording", "call", c.id, "error", err)
 			} else {
 				c.c.Recording = true
+				if c.c.RecordingID == "" {
+					c.c.RecordingID = id
+				}
 				c.publish(EventCallUpdated)
 			}
 		}

@@ -156,7 +156,10 @@ func (p *Phone) SendDTMF(ctx context.Context, id, digits string) error {
 }
 
 // recorder is implemented by media sessions that can record.
-type recorder interface{ SetRecording(on bool) error }
+// SetRecording gives the id of the recording it starts ("" when it stops).
+type recorder interface {
+	SetRecording(on bool) (string, error)
+}
 
 // Record starts or stops recording a call.
 func (p *Phone) Record(ctx context.Context, id string, on bool) error {
@@ -165,8 +168,12 @@ func (p *Phone) Record(ctx context.Context, id string, on bool) error {
 			return ErrCallState
 		}
 		if r, ok := c.media.(recorder); ok {
-			if err := r.SetRecording(on); err != nil {
+			id, err := r.SetRecording(on)
+			if err != nil {
 				return err
+			}
+			if c.c.RecordingID == "" {
+				c.c.RecordingID = id
 			}
 		}
 		if c.c.Recording != on {

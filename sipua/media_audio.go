@@ -38,14 +38,13 @@ func (a audioMedia) Codecs() []audio.Codec { return a.e.Codecs() }
 // audioSession is an audio.Session that can also start and stop recording.
 type audioSession struct{ *audio.Session }
 
-func (s audioSession) SetRecording(on bool) error {
+func (s audioSession) SetRecording(on bool) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var err error
 	if on {
-		_, err = s.StartRecording(ctx)
-	} else {
-		_, err = s.StopRecording(ctx)
+		info, err := s.StartRecording(ctx)
+		return info.ID, err
 	}
-	return err
+	_, err := s.StopRecording(ctx)
+	return "", err
 }

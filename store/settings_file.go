@@ -110,6 +110,10 @@ func (s *Settings) normalize() {
 	}
 }
 
+// Normalize fills what a request may leave out, the same way as a file
+// (see normalize): the API fills these defaults before it validates.
+func (s *Settings) Normalize() { s.normalize() }
+
 // SaveSettings fills left-out account fields (see normalize), validates s and writes it to path atomically (a temporary
 // file in the same folder, fsync, rename, fsync of the folder), mode 0600.
 // The *_saved fields are never written.

@@ -139,8 +139,12 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 			}
 			st.Accounts[i] = b.Account
 		}
+		// Defaults first (transport udp, expiry 3600 s), then the check, whose
+		// errors name the request's own fields (transport, not accounts[2].transport).
+		st.Normalize()
 		if err := st.Validate(); err != nil {
-			return fmt.Errorf("%w: %w", errPatch, err)
+			i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == b.ID })
+			return requestError(err, fmt.Sprintf("accounts[%d].", i))
 		}
 		return nil
 	})

@@ -105,6 +105,7 @@ func (s *Server) guard(c fiber.Ctx) error {
 	}
 	if origin != "" {
 		c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+		c.Set(fiber.HeaderAccessControlExposeHeaders, exposedHeaders)
 		c.Set(fiber.HeaderVary, fiber.HeaderOrigin)
 	}
 	if r == nil {
@@ -115,17 +116,27 @@ func (s *Server) guard(c fiber.Ctx) error {
 		return fail(fiber.StatusMethodNotAllowed, msgWrongMethod)
 	}
 	if r.body {
-		if err := checkBody(c); err != nil {
+		if err := checkBody(c, r.merge); err != nil {
 			return err
 		}
 	}
 	return c.Next()
 }
 
-// checkBody refuses oversize bodies and bodies that are not JSON. Requiring
-// application/json also keeps a foreign web page from placing calls with a
-// "simple" cross-origin request that skips the CORS preflight.
-func checkBody(c fiber.Ctx) error {
+// exposedHeaders are the answer headers a page of another origin may read
+// (Fetch standard, CORS): beyond the safelisted ones, those a client of this
+// API needs (the new resource, a replayed dial, the methods of a path, the
+// part of the audio sent).
+const exposedHeaders = "Location, Idempotent-Replayed, Allow, Content-Range, Accept-Ranges"
+
+// mimeMergePatch is the media type of a JSON merge patch (RFC 7396 4).
+const mimeMergePatch = "application/merge-patch+json"
+
+// checkBody refuses oversize bodies and bodies that are not JSON (with merge,
+// a JSON merge patch may say so). Requiring a JSON media type also keeps a
+// foreign web page from placing calls with a "simple" cross-origin request
+// that skips the CORS preflight.
+func checkBody(c fiber.Ctx, merge bool) error {
 	body := c.Body()
 	if len(body) > bodyLimit {
 		return fail(fiber.StatusRequestEntityTooLarge, msgTooLarge)
@@ -134,7 +145,7 @@ func checkBody(c fiber.Ctx) error {
 		return nil
 	}
 	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(c.Get(fiber.HeaderContentType), ";", 2)[0]))
-	if ct != fiber.MIMEApplicationJSON {
+	if ct != fiber.MIMEApplicationJSON && (!merge || ct != mimeMergePatch) {
 		return fail(fiber.StatusUnsupportedMediaType, msgNotJSON)
 	}
 	return nil

@@ -36,6 +36,7 @@ const (
 	msgCallState      = "not possible in the call's present state"
 	msgTransferFailed = "the transfer was refused or failed"
 	msgNotServing     = "the phone is not running"
+	msgBadRange       = "the range asked for lies outside the audio"
 )
 
 // ErrNoQuestion: an answer for an origin nobody is asking about (answered in

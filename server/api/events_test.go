@@ -30,7 +30,7 @@ func openEvents(t *testing.T, e *env, hdr ...string) *sseClient {
 		k, v, _ := strings.Cut(h, ":")
 		req.Header.Set(k, strings.TrimSpace(v))
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := apiClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

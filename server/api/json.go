@@ -49,7 +49,7 @@ func decode(c fiber.Ctx, v any) error {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te) && te.Field != "":
-			return failf(fiber.StatusBadRequest, "%s must be %s", te.Field, jsonKind(te.Type.Kind().String()))
+			return failf(fiber.StatusBadRequest, "%s must be %s", jsonPath(te.Field), jsonKind(te.Type.Kind().String()))
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			return failf(fiber.StatusBadRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 		}
@@ -59,6 +59,21 @@ func decode(c fiber.Ctx, v any) error {
 		return fail(fiber.StatusBadRequest, msgMalformed)
 	}
 	return nil
+}
+
+// jsonPath is the request's own name of a field: encoding/json puts the Go
+// names of embedded structs in the path ("Account.port"); every JSON name of
+// this API is snake_case (rest-api.md "Naming"), so a part that starts with
+// a capital letter is such a Go name and is left out.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 func jsonKind(goKind string) string {

@@ -122,7 +122,7 @@ func TestHugeBody(t *testing.T) {
 	big := `{"number":"` + strings.Repeat("1", 2<<20) + `"}`
 	req, _ := http.NewRequest("POST", e.base+"/calls", strings.NewReader(big))
 	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
+	res, err := apiClient(t).Do(req)
 	if err != nil {
 		t.Skipf("connection closed while sending: %v", err)
 	}

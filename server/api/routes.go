@@ -13,6 +13,7 @@ type route struct {
 	group   string // access group; "" = always served
 	token   bool   // changes stored data: served only with the right token
 	body    bool   // takes a JSON body
+	merge   bool   // also takes application/merge-patch+json (RFC 7396)
 	summary string // English, for the listing at /
 	handler fiber.Handler
 }
@@ -77,7 +78,7 @@ func (s *Server) routes() []route {
 		{method: del, path: "/accounts/{id}", group: accounts, token: true, summary: "Remove a SIP account.", handler: s.deleteAccount},
 
 		{method: get, path: "/settings", group: settings, summary: "Configuration without secrets.", handler: s.getSettings},
-		{method: patch, path: "/settings", group: settings, token: true, body: true, summary: "Change settings (JSON merge patch).", handler: s.patchSettings},
+		{method: patch, path: "/settings", group: settings, token: true, body: true, merge: true, summary: "Change settings (JSON merge patch).", handler: s.patchSettings},
 		{method: post, path: "/webhooks/test", group: settings, token: true, summary: "Send the webhook test event.", handler: s.webhookTest},
 	}
 }

@@ -66,6 +66,7 @@ type listener struct {
 	app  *fiber.App
 	stop chan struct{} // closed when stopping: ends /events streams
 	done chan struct{} // closed when app.Listener returned
+	listenerDoc
 }
 
 // shutdownGrace bounds how long a stopping listener waits for open requests.

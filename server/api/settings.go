@@ -54,12 +54,17 @@ func (s *Server) patchSettings(c fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		next := store.Settings{}
+		// Over the defaults: a key the patch removes (null, RFC 7396) takes
+		// its default; then what may be left out is filled (an account's
+		// transport and expiry), and only then is the result checked.
+		next := store.DefaultSettings()
+		next.Accounts = nil
 		if err := strictUnmarshal(merged, &next); err != nil {
 			return err
 		}
+		next.Normalize()
 		if err := next.Validate(); err != nil {
-			return fmt.Errorf("%w: %w", errPatch, err)
+			return requestError(err, "")
 		}
 		*st = next
 		return nil
@@ -93,6 +98,36 @@ func mergePatch(doc map[string]any, patch map[string]any) map[string]any {
 }
 
 var errPatch = errors.New("bad settings patch")
+
+// requestError turns the failed check of settings into one message naming
+// the request's own fields: "<field> <what is wrong>" (the key without
+// prefix, so an account request hears "transport must be one of udp, tcp,
+// tls"), several joined by "; ". The value the request sent is not repeated.
+func requestError(err error, prefix string) error {
+	var msgs []string
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var fe *store.FieldError
+		if errors.As(e, &fe) {
+			msg := fe.Msg
+			if i := strings.LastIndex(msg, ", got "); i >= 0 {
+				msg = msg[:i]
+			}
+			msgs = append(msgs, strings.TrimPrefix(fe.Key, prefix)+" "+msg)
+		}
+	}
+	walk(err)
+	if len(msgs) == 0 {
+		return fmt.Errorf("%w: %w", errPatch, err)
+	}
+	return fail(fiber.StatusBadRequest, strings.Join(msgs, "; "))
+}
 
 // settingsError shows a refused change with the message naming the key
 // (the "bad settings patch: " prefix is left out).

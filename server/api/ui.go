@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -77,7 +78,11 @@ func (s *Server) taxonomyIndex(c fiber.Ctx) (map[string]store.TaxonomyEntry, err
 
 func (s *Server) recordingRow(r store.Recording, h store.HistoryEntry, tax map[string]store.TaxonomyEntry) views.RecordingRow {
 	row := views.RecordingRow{ID: r.ID, When: r.StartedAt, Number: r.Number, Name: r.Name,
-		DurationS: r.DurationS, Outcome: h.Outcome}
+		DurationS: r.DurationS, Outcome: h.Outcome, Direction: h.Direction, HistoryID: h.ID}
+	// The recorder knows the call, not the party: the history entry does.
+	if row.Number == "" {
+		row.Number = h.Number
+	}
 	if row.Name == "" {
 		row.Name = h.Name
 	}
@@ -195,8 +200,42 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	return adaptor.HTTPHandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", audioType(p))
 		w.Header().Set("Cache-Control", "no-store")
-		http.ServeContent(w, req, filepath.Base(p), fi.ModTime(), f)
+		http.ServeContent(&jsonErrors{ResponseWriter: w}, req, filepath.Base(p), fi.ModTime(), f)
 	})(c)
+}
+
+// jsonErrors turns the plain-text errors of http.ServeContent (416 for a
+// range outside the file) into {"error": "..."}: every error of this API is
+// JSON (rest-api.md "Errors"). Content-Range (bytes */<size>) stays.
+type jsonErrors struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (w *jsonErrors) WriteHeader(code int) {
+	if code < 400 {
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	w.failed = true
+	h := w.Header()
+	h.Del("X-Content-Type-Options")
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	msg := msgInternal
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		msg = msgBadRange
+	}
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.ResponseWriter.WriteHeader(code)
+	_, _ = w.ResponseWriter.Write(b)
+}
+
+func (w *jsonErrors) Write(b []byte) (int, error) {
+	if w.failed {
+		return len(b), nil // the plain-text message, replaced above
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // uiDelete: DELETE /ui/recordings/{id} (token): the row, its transcript and

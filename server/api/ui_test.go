@@ -12,13 +12,29 @@ func TestRecordingPages(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed()
 	id := s.recording.ID
+	first := s.history[len(s.history)-1]
+
+	// The history names the recording, and the recording page links back.
+	var h historyJSON
+	e.get("/history/"+first.ID).json(t, &h)
+	if h.RecordingID != id {
+		t.Errorf("GET /history/{id}: recording_id %q, want %q", h.RecordingID, id)
+	}
+	var list []historyJSON
+	e.get("/history").json(t, &list)
+	if len(list) != 6 || list[5].RecordingID != id || list[0].RecordingID != "" {
+		t.Errorf("GET /history: recording ids %q ... %q", list[0].RecordingID, list[len(list)-1].RecordingID)
+	}
 
 	r := e.get("/ui")
 	page := string(r.body)
 	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
 		t.Fatalf("/ui: %d %s", r.status, r.header.Get("Content-Type"))
 	}
-	for _, want := range []string{`href="/ui/recordings/` + id + `"`, "+493010", "Ada Lovelace", "0:25", "answered",
+	// Party, direction, time and length: the party from the call's history
+	// entry (the recorder does not know it).
+	for _, want := range []string{`href="/ui/recordings/` + id + `"`, `<td class="number">+493010</td>`,
+		`<td class="name">Ada Lovelace</td>`, `<td class="direction">Incoming</td>`, `datetime="2026-11-02T09:00:00Z"`, "0:25", "answered",
 		`<span class="chip">Sales</span>`, `class="chip flag"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/ui lacks %q", want)
@@ -32,7 +48,8 @@ func TestRecordingPages(t *testing.T) {
 	}
 	for _, want := range []string{`<audio id="player"`, `src="/ui/recordings/` + id + `/audio"`, `type="audio/wav"`,
 		`data-start="0.500"`, `data-start="3.200"`, "Other party", "Me", "cancel my contract",
-		"&lt;b&gt;really&lt;/b&gt;", "player.currentTime = parseFloat(line.dataset.start)"} {
+		"&lt;b&gt;really&lt;/b&gt;", "player.currentTime = parseFloat(line.dataset.start)",
+		`<a id="history-entry" href="/history/` + first.ID + `"`, `<span class="direction">Incoming</span>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("recording page lacks %q", want)
 		}
@@ -49,8 +66,9 @@ func TestRecordingPages(t *testing.T) {
 		t.Fatalf("range: %d %d %v", r.status, len(r.body), r.header)
 	}
 	r = e.get("/ui/recordings/"+id+"/audio", "Range: bytes=99999999-")
-	if r.status != 416 {
-		t.Errorf("range past the end: %d", r.status)
+	if r.status != 416 || r.errMsg(t) != msgBadRange || r.header.Get("Content-Type") != "application/json" ||
+		r.header.Get("Content-Range") != "bytes */"+strconv.Itoa(s.audioLen) {
+		t.Errorf("range past the end: %d %v %s", r.status, r.header, r.body)
 	}
 
 	// Deleting needs the token, removes row and file.
