@@ -18,4 +18,5 @@ var (
 	ErrTranscribe    = errors.New("audio: transcription failed")
 	ErrNotConference = errors.New("audio: a conference needs at least two started sessions")
 	ErrNoRecogniser  = errors.New("audio: no recogniser configured")
+	ErrSRTPKeys      = errors.New("audio: unusable SRTP keys")
 )

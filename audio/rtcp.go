@@ -54,7 +54,9 @@ func (s *Session) sendReport(now time.Time) {
 	b, err := rtcp.Marshal([]rtcp.Packet{sr, &rtcp.SourceDescription{Chunks: []rtcp.SourceDescriptionChunk{{
 		Source: s.ssrc, Items: []rtcp.SourceDescriptionItem{{Type: rtcp.SDESCNAME, Text: "softphone"}}}}}})
 	if err == nil {
-		_, _ = s.ctrl.WriteToUDP(b, dst)
+		if b, ok := s.srtcpOut(b); ok {
+			_, _ = s.ctrl.WriteToUDP(b, dst)
+		}
 	}
 }
 
@@ -65,7 +67,11 @@ func (s *Session) rtcpRead() {
 		if err != nil {
 			return
 		}
-		pkts, err := rtcp.Unmarshal(buf[:n])
+		plain, ok := s.srtcpIn(buf[:n])
+		if !ok {
+			continue
+		}
+		pkts, err := rtcp.Unmarshal(plain)
 		if err != nil {
 			continue
 		}

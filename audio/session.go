@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,6 +60,8 @@ type Session struct {
 	pkt        []byte // writeLocked's marshalled packet
 
 	tap func(pcm []int16) // tests: decoded far-end audio
+
+	srtp atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts

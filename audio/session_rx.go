@@ -22,8 +22,12 @@ func (s *Session) readLoop() {
 		if err != nil {
 			return
 		}
+		pkt, ok := s.srtpIn(buf[:n])
+		if !ok {
+			continue // not ours: it does not authenticate (RFC 3711 3.3)
+		}
 		var p rtp.Packet
-		if p.Unmarshal(buf[:n]) != nil {
+		if p.Unmarshal(pkt) != nil {
 			continue
 		}
 		s.mu.Lock()

@@ -75,7 +75,11 @@ func (s *Session) writeLocked(pt uint8, seq uint16, ts uint32, marker bool, payl
 	if err != nil {
 		return
 	}
-	if _, err := s.conn.WriteToAddrPort(s.pkt[:n], s.remoteAP); err == nil {
+	out, ok := s.srtpOut(s.pkt[:n])
+	if !ok {
+		return
+	}
+	if _, err := s.conn.WriteToAddrPort(out, s.remoteAP); err == nil {
 		s.sent++
 		s.sentOctets += uint64(len(payload))
 	}
