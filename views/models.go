@@ -16,6 +16,8 @@ type Page struct {
 	Flash           string
 	Calls           []CallView // the live calls list, rendered at once
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
+	AudioHolder     string     // the tab holding the audio at render time ("" none)
+	AudioLive       bool       // its media flows
 }
 
 // AccountView is one line with its registration state.

@@ -57,14 +57,14 @@ func (s *Server) events(c fiber.Ctx) error {
 // writeState sends the whole live state.
 func (s *Server) writeState(w *bufio.Writer) error {
 	l := s.lang()
-	holder, attached := s.audioHolder()
+	holder, live := s.audioHolder()
 	parts := []struct {
 		name string
 		comp templ.Component
 	}{
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
-		{"audio", audioFragment(l, holder, attached)},
+		{"audio", audioFragment(l, holder, live)},
 	}
 	for _, p := range parts {
 		var buf bytes.Buffer
