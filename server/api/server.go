@@ -28,6 +28,12 @@ type Config struct {
 	Bus         *sipua.Bus  // call events for GET /events; nil: no events
 	Home        string      // the phone's home folder; audio is under <Home>/recordings
 	Logger      *slog.Logger
+	// Audio says whether a browser tab holds the audio (audio.require_tab);
+	// nil: calls are placed without asking.
+	Audio AudioTabs
+	// OpenPage opens the phone page in the desktop's browser and reports
+	// whether it could (no desktop: false); nil: never.
+	OpenPage func() bool
 }
 
 // Server is the local control API. It listens only while api.enabled and
