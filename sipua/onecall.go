@@ -34,4 +34,3 @@ func (p *Phone) holdOthers(ctx context.Context, except string) error {
 	}
 	return nil
 }
-
