@@ -56,7 +56,7 @@ const openedURLs = () => (existsSync(opened) ? readFileSync(opened, 'utf8').spli
 const mic = join(work, 'mic440.wav');
 sine(mic, 440, 48000, 300);
 const peers = [];
-let kam, app, browser, api;
+let kam, app, browser, api, page;
 
 // hears measures for ~0.8 s what the page plays (audio.out: the remote
 // stream's source on WebRTC, the worklet on the fallback).
@@ -161,7 +161,7 @@ try {
 
   // 4. The call again: the page the phone opens is loaded (as by the
   // desktop's browser) and takes the audio within the 5 s.
-  const page = await browser.page();
+  page = await browser.page();
   let r;
   {
     const before = openedURLs().length;
@@ -172,7 +172,7 @@ try {
     r = await posting;
     check('POST /calls: the opened page takes the audio in time, 201', r.status === 201 && !!u, show(r));
   }
-  await waitCalls(page, () => document.querySelector('#calls [data-state="active"]'), 'the call to bob to be active');
+  await waitCalls(page, () => !!document.querySelector('#calls [data-state="active"]'), 'the call to bob to be active');
   const path = await page.until('the audio to be live', () => window.softphone.audio.state === 'live' && window.softphone.audio.path, null, 15000);
   check(`the audio goes over ${mode === 'lo' ? 'the fallback (pcm)' : 'WebRTC'}`, path === (mode === 'lo' ? 'pcm' : 'webrtc'), path);
   await page.until('the header to say live', () => document.querySelector('#audio-holder')?.dataset.live === 'true', null, 10000);
@@ -195,7 +195,7 @@ try {
     const c1 = r.body.id;
     await page.fill('#number', 'carol');
     await page.click('#dial-form button[type=submit]');
-    await waitCalls(page, (id) => document.querySelector(`#calls [data-call-id="${id}"][data-state="hold"]`) && document.querySelector('#calls [data-number="carol"][data-state="active"]'), 'bob held and carol active', 20000, c1)
+    await waitCalls(page, (id) => !!document.querySelector(`#calls [data-call-id="${id}"][data-state="hold"]`) && !!document.querySelector('#calls [data-number="carol"][data-state="active"]'), 'bob held and carol active', 20000, c1)
       .catch((e) => check('second call: bob held, carol active', false, String(e)));
     await sleep(1500);
     const t0 = Date.now();
@@ -214,7 +214,7 @@ try {
   // 6. After the last call: the microphone closed, no connection left.
   {
     await apiJSON('GET', '/calls').then(async (c) => { for (const x of c.body ?? []) await apiJSON('POST', `/calls/${x.id}/hangup`, {}); });
-    await waitCalls(page, () => document.querySelector('#calls [data-calls="0"]'), 'no call left');
+    await waitCalls(page, () => !!document.querySelector('#calls [data-calls="0"]'), 'no call left');
     const idle = await page.until('the microphone to close', () => {
       const a = window.softphone.audio;
       return a.mic === null && a.pc === null && a.path === '' && a.state === 'ready' ? 'closed' : '';
@@ -234,11 +234,12 @@ try {
       return a.micAt > a.clickAt && a.clickAt > 0 ? { click: a.clickAt, mic: a.micAt } : null;
     }, null, 10000);
     console.log(`figure ${label}: click on Call to live microphone ${(fig.mic - fig.click).toFixed(0)} ms`);
-    await waitCalls(page, () => document.querySelector('#calls [data-state="active"]'), 'the third call');
+    await waitCalls(page, () => !!document.querySelector('#calls [data-state="active"]'), 'the third call');
     for (const x of (await apiJSON('GET', '/calls')).body ?? []) await apiJSON('POST', `/calls/${x.id}/hangup`, {});
   }
 } catch (e) {
-  check('the suite ran to its end', false, String(e?.stack ?? e) + '\nphone log:\n' + (app?.log().slice(-3000) ?? ''));
+  const st = await page?.eval(() => ({ url: location.href, calls: document.querySelector('#calls')?.innerHTML.slice(0, 600), audio: document.querySelector('#audio-text')?.textContent, state: window.softphone?.audio?.state })).catch((x) => String(x));
+  check('the suite ran to its end', false, String(e?.stack ?? e) + '\npage: ' + show(st) + '\nphone log:\n' + (app?.log().slice(-3000) ?? ''));
 } finally {
   await browser?.close();
   if (app) await stopPhone(app.proc);
