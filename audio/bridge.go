@@ -27,12 +27,14 @@ type Bridge struct {
 
 	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64 // packets, for tests and figures
 
-	mu     sync.Mutex
-	closed bool
-	tabs   map[string]*tab
-	focus  []string           // tab ids, the last one holds the audio
-	fifos  map[*Session]*fifo // far-end audio waiting for the mix toward the tab
-	frame  []int16            // mixer scratch
+	mu      sync.Mutex
+	closed  bool
+	tabs    map[string]*tab     // audio connections (WebRTC or PCMLink)
+	present map[string]TabState // open pages and what they report (bridge_presence.go)
+	changed chan struct{}       // closed at every change of pages or holder
+	focus   []string            // tab ids, the last usable one holds the audio
+	fifos   map[*Session]*fifo  // far-end audio waiting for the mix toward the tab
+	frame   []int16             // mixer scratch
 }
 
 // webrtcCodecs are the codecs the tab may use, as Chrome names them, with
@@ -54,10 +56,16 @@ func newBridge(e *Engine) (*Bridge, error) {
 		}
 	}
 	var se webrtc.SettingEngine
-	// Loopback only (the tab is on this computer): host candidates on
-	// 127.0.0.1, UDP4, no mDNS; ICE-lite, since the browser does the checks.
+	// The tab is on this computer: host candidates on 127.0.0.1 and on the
+	// machine's own (LAN) addresses, UDP4, no mDNS; ICE-lite, since the
+	// browser does the checks. Default browsers pair nothing with 127.0.0.1
+	// alone (Firefox never; Chromium only from a LAN address), so the LAN
+	// address is offered too; localOnly (bridge_net.go) reads packets from
+	// the machine's own addresses only. Link-local addresses are left out
+	// (an interface's fe80/169.254 address is reachable by its neighbours
+	// and never needed here).
 	se.SetIncludeLoopbackCandidate(true)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() && ip.To4() != nil })
+	se.SetIPFilter(func(ip net.IP) bool { return ip.To4() != nil && !ip.IsLinkLocalUnicast() })
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	se.SetLite(true)
@@ -73,11 +81,13 @@ func newBridge(e *Engine) (*Bridge, error) {
 		// needs none of them, and they cost more CPU than the forwarding.
 		api: webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se),
 			webrtc.WithInterceptorRegistry(&interceptor.Registry{})),
-		done:  make(chan struct{}),
-		wake:  make(chan struct{}, 1),
-		tabs:  map[string]*tab{},
-		fifos: map[*Session]*fifo{},
-		frame: make([]int16, frameLen),
+		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+		tabs:    map[string]*tab{},
+		present: map[string]TabState{},
+		changed: make(chan struct{}),
+		fifos:   map[*Session]*fifo{},
+		frame:   make([]int16, frameLen),
 	}
 	b.wg.Add(1)
 	go b.mixLoop()
@@ -114,6 +124,7 @@ func (b *Bridge) Offer(ctx context.Context, tabID string, sdpOffer string) (stri
 	old := b.tabs[tabID]
 	b.tabs[tabID] = t
 	b.focusLocked(tabID)
+	b.changedLocked()
 	b.mu.Unlock()
 	if old != nil {
 		old.close()
@@ -144,8 +155,10 @@ func (b *Bridge) preferences(offered []webrtc.RTPCodecParameters) ([]webrtc.RTPC
 func (b *Bridge) Focus(tabID string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.tabs[tabID]; ok {
+	_, pc := b.tabs[tabID]
+	if _, open := b.present[tabID]; pc || open {
 		b.focusLocked(tabID)
+		b.changedLocked()
 	}
 }
 
@@ -164,6 +177,7 @@ func (b *Bridge) Close(tabID string) {
 	b.mu.Lock()
 	t := b.tabs[tabID]
 	b.dropLocked(tabID, t)
+	b.changedLocked()
 	b.mu.Unlock()
 	if t != nil {
 		t.close()
@@ -175,6 +189,9 @@ func (b *Bridge) dropLocked(tabID string, t *tab) {
 		return
 	}
 	delete(b.tabs, tabID)
+	if _, open := b.present[tabID]; open {
+		return // the page stays in line for the audio of the next call
+	}
 	out := b.focus[:0]
 	for _, id := range b.focus {
 		if id != tabID {
@@ -196,15 +213,16 @@ func (b *Bridge) holder() *tab {
 	return nil
 }
 
-// Attached reports whether a tab is connected and holds the audio.
-func (b *Bridge) Attached() bool { return b.holder() != nil }
+// Attached reports whether a tab holds the audio with its media flowing.
+func (b *Bridge) Attached() bool {
+	_, live := b.Holder()
+	return live
+}
 
 // Tab reports which tab holds the audio ("" when none).
 func (b *Bridge) Tab() string {
-	if t := b.holder(); t != nil {
-		return t.id
-	}
-	return ""
+	id, _ := b.Holder()
+	return id
 }
 
 func (b *Bridge) close() error {
@@ -215,7 +233,8 @@ func (b *Bridge) close() error {
 	}
 	b.closed = true
 	tabs := b.tabs
-	b.tabs, b.focus = map[string]*tab{}, nil
+	b.tabs, b.focus, b.present = map[string]*tab{}, nil, map[string]TabState{}
+	b.changedLocked()
 	b.mu.Unlock()
 	close(b.done)
 	b.wg.Wait()

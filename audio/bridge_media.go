@@ -11,10 +11,11 @@ import (
 func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
 	codec := codecFromWebRTC(tr.Codec())
 	var (
-		dec  pcmDecoder
-		det  dtmfDetector
-		pcm  = make([]int16, maxFrame)
-		tePT = map[uint8]bool{}
+		dec     pcmDecoder
+		det     dtmfDetector
+		pcm     = make([]int16, maxFrame)
+		tePT    = map[uint8]bool{}
+		flowing bool
 	)
 	for _, c := range recv.GetParameters().Codecs {
 		if codecFromWebRTC(c).Name == "telephone-event" {
@@ -25,6 +26,10 @@ func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
 		p, _, err := tr.ReadRTP()
 		if err != nil {
 			return
+		}
+		if !flowing {
+			flowing = true
+			t.markFlowing()
 		}
 		if t.b.holder() != t {
 			continue // another tab holds the audio
@@ -89,6 +94,9 @@ func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool {
 	t := b.holder()
 	if t == nil {
 		return true
+	}
+	if t.pcmOut != nil {
+		return false // a fallback page gets the mix (mixTick)
 	}
 	aud := b.eng.audible()
 	if len(aud) != 1 || aud[0] != s || s.conferenced() || !t.follow(c) {
@@ -186,6 +194,11 @@ func (b *Bridge) mixTick(now time.Time) bool {
 	}
 	if !any {
 		return false
+	}
+	if t.pcmOut != nil {
+		t.sendPCM(frame)
+		b.mixedDown.Add(1)
+		return true
 	}
 	t.mu.Lock()
 	if now.Sub(t.lastPass) < passHold {

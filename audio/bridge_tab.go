@@ -27,6 +27,11 @@ type tab struct {
 	codec      Codec // what we send to the tab now
 	lastSwitch time.Time
 	connected  bool
+	flowing    bool          // a packet (or PCM frame) came from the tab: media flows
+	born       time.Time     // for the log: how long until media flowed
+	pcmOut     chan []int16  // fallback pages only (bridge_pcm.go)
+	pcmDone    chan struct{} // closed by close() on fallback pages
+	closeOnce  sync.Once
 	out        rewriter // numbering toward the tab, continuous across calls
 	enc        pcmEncoder
 	lastPass   time.Time
@@ -45,7 +50,7 @@ func newTab(b *Bridge, id string, codec Codec) (*tab, error) {
 		pc.Close()
 		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
 	}
-	t := &tab{b: b, id: id, pc: pc, track: track, codec: codec, payload: make([]byte, 1500),
+	t := &tab{b: b, id: id, pc: pc, track: track, codec: codec, payload: make([]byte, 1500), born: time.Now(),
 		out: rewriter{seq: uint16(rand.Uint32()), ts: rand.Uint32()}}
 	return t, nil
 }
@@ -63,6 +68,7 @@ func (t *tab) negotiate(ctx context.Context, offer string, prefs []webrtc.RTPCod
 		t.mu.Lock()
 		t.connected = st == webrtc.PeerConnectionStateConnected
 		t.mu.Unlock()
+		t.b.changedNow()
 		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
 			t.b.mu.Lock()
 			t.b.dropLocked(t.id, t)
@@ -114,7 +120,16 @@ func (t *tab) isConnected() bool {
 	return t.connected
 }
 
-func (t *tab) close() { _ = t.pc.Close() }
+func (t *tab) close() {
+	t.closeOnce.Do(func() {
+		if t.pc != nil {
+			_ = t.pc.Close()
+		}
+		if t.pcmDone != nil {
+			close(t.pcmDone)
+		}
+	})
+}
 
 // write sends one packet to the tab, numbered into its continuous stream.
 func write(track *webrtc.TrackLocalStaticRTP, payload []byte, marker bool, seq uint16, ts uint32) {

@@ -9,8 +9,19 @@ import (
 	"github.com/emiago/sipgo/sip"
 )
 
-// Answer answers a ringing incoming call.
+// Answer answers a ringing incoming call; a connected call is put on hold
+// first (onecall.go).
 func (p *Phone) Answer(ctx context.Context, id string) error {
+	c, err := p.get(id)
+	if err != nil {
+		return fmt.Errorf("answer call %s: %w", id, err)
+	}
+	if c.snapshot().State != StateRingingIn {
+		return fmt.Errorf("answer call %s: %w", id, ErrCallState)
+	}
+	if err := p.holdOthers(ctx, id); err != nil {
+		return fmt.Errorf("answer call %s: %w", id, err)
+	}
 	return p.on(ctx, id, "answer", func(c *call) error { return c.answer() })
 }
 

@@ -24,3 +24,7 @@ var (
 	// ErrNotServing is a command given before Serve started the SIP stack.
 	ErrNotServing = errors.New("phone is not running")
 )
+
+// ErrHoldFirst: a new call was not placed or answered because a connected
+// call could not be put on hold first (one conversation at a time).
+var ErrHoldFirst = errors.New("the call in progress could not be put on hold")

@@ -17,8 +17,15 @@ import (
 const headerSeance = "X-Seance-Id"
 
 // Dial places a call to number on the account accountID (the selected one
-// when empty). It returns once the INVITE is sent, in state dialing.
+// when empty). It returns once the INVITE is sent, in state dialing. A
+// connected call is put on hold first (onecall.go).
 func (p *Phone) Dial(ctx context.Context, number, accountID string) (Call, error) {
+	if strings.TrimSpace(number) == "" {
+		return Call{}, ErrNoNumber
+	}
+	if err := p.holdOthers(ctx, ""); err != nil {
+		return Call{}, fmt.Errorf("dial: %w", err)
+	}
 	return p.dial(ctx, dialOpts{number: number, accountID: accountID})
 }
 

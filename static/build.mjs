@@ -16,7 +16,7 @@ outputs.set(join(here, 'vendor/htmx.min.js'), readFileSync(join(root, 'node_modu
 outputs.set(join(here, 'vendor/sse.js'), readFileSync(join(root, 'node_modules/htmx-ext-sse/dist/sse.js'), 'utf8'));
 
 const res = await esbuild.build({
-  entryPoints: { phone: join(here, 'src/phone.ts'), sw: join(here, 'src/sw.ts') },
+  entryPoints: { phone: join(here, 'src/phone.ts'), sw: join(here, 'src/sw.ts'), pcm: join(here, 'src/pcm-worklet.ts') },
   bundle: true,
   format: 'iife',
   target: ['chrome110', 'firefox115'],

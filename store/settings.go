@@ -122,6 +122,9 @@ type AudioSettings struct {
 	SpeakerVolume int      `json:"speaker_volume"` // 0-100
 	RingerVolume  int      `json:"ringer_volume"`  // 0-100
 	Codecs        []string `json:"codecs"`         // priority: PCMU, PCMA, G722, opus
+	// RequireTab: POST /calls is refused (409) while no browser tab holds
+	// the audio; false lets scripts and tests place calls without a tab.
+	RequireTab bool `json:"require_tab"`
 }
 
 // AppearanceSettings are theme and language.

@@ -32,7 +32,7 @@ func DefaultSettings() Settings {
 		SIP:         SIPSettings{Listen: ":5060", RTPPortMin: 16384, RTPPortMax: 32767, AcceptCallsFrom: AcceptFromServers, RingTimeoutS: 120},
 		Accounts:    []Account{},
 		Audio: AudioSettings{MicVolume: 100, SpeakerVolume: 80, RingerVolume: 80,
-			Codecs: []string{"PCMU", "PCMA", "G722", "opus"}},
+			Codecs: []string{"PCMU", "PCMA", "G722", "opus"}, RequireTab: true},
 		Appearance:    AppearanceSettings{Theme: "system", Language: "en"},
 		Startup:       StartupSettings{OpenPage: true},
 		Hotkeys:       HotkeySettings{Answer: "Alt+A", Hangup: "Alt+H", Hold: "Alt+P", Mute: "Alt+M"},

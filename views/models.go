@@ -18,6 +18,8 @@ type Page struct {
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
 	// OriginAsks are web origins waiting for the person's Allow or Deny.
 	OriginAsks []string
+	AudioHolder     string     // the tab holding the audio at render time ("" none)
+	AudioLive       bool       // its media flows
 }
 
 // AccountView is one line with its registration state.

@@ -82,9 +82,14 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
 		Version: version, InstallMethod: installMethod, Logger: log})
+	var webServer *web.Server
+	openPage := func() bool { // POST /calls with no tab holding the audio
+		return !o.noBrowser && webServer != nil && openBrowser(webServer.LoginURL(), log)
+	}
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
-		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log})
-	webServer, err := web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
+		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log,
+		Audio: engine.Bridge(), OpenPage: openPage})
+	webServer, err = web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
 		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Origins: apiServer.Approvals(), Bus: bus, Bridge: engine.Bridge(),
 		Home: o.home, Logger: log})
 	if err != nil {

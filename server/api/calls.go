@@ -91,6 +91,9 @@ func (s *Server) dial(c fiber.Ctx) error {
 		}
 	}
 	place := func() (string, error) {
+		if err := s.awaitTab(c.Context()); err != nil {
+			return "", err
+		}
 		cl, err := s.cfg.Phone.Dial(c.Context(), number, b.AccountID)
 		if err != nil {
 			return "", phoneError(err)

@@ -35,6 +35,12 @@ type Config struct {
 	// AskWait is how long a request of an origin not yet approved waits for
 	// the answer on the phone page; 0 takes askWait (30 s, issue 12 item 7).
 	AskWait time.Duration
+	// Audio says whether a browser tab holds the audio (audio.require_tab);
+	// nil: calls are placed without asking.
+	Audio AudioTabs
+	// OpenPage opens the phone page in the desktop's browser and reports
+	// whether it could (no desktop: false); nil: never.
+	OpenPage func() bool
 }
 
 // Server is the local control API. It listens only while api.enabled and

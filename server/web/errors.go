@@ -16,6 +16,10 @@ var (
 	ErrBadDesktopEntry = errors.New("binary path not usable in a desktop entry")
 )
 
+// ErrBadSocketFrame: a page's WebSocket frame was fragmented, unmasked,
+// too large or used reserved bits.
+var ErrBadSocketFrame = errors.New("web: bad WebSocket frame")
+
 var (
 	errBadVolume  = errors.New("volume: must be 0-100")
 	errUnknownKey = errors.New("unknown setting")

@@ -59,14 +59,14 @@ func (s *Server) events(c fiber.Ctx) error {
 // origin questions.
 func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 	l := s.lang()
-	holder, attached := s.audioHolder()
+	holder, live := s.audioHolder()
 	parts := []struct {
 		name string
 		comp templ.Component
 	}{
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
-		{"audio", audioFragment(l, holder, attached)},
+		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},
 	}
 	for _, p := range parts {

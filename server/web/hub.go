@@ -25,6 +25,7 @@ func newHub() *hub {
 // run follows the phone's bus until ctx ends, then ends every stream.
 func (h *hub) run(ctx context.Context, s *Server) {
 	defer close(h.done)
+	go s.watchAudio(ctx)
 	if s.cfg.Bus == nil {
 		<-ctx.Done()
 		return

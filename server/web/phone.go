@@ -38,6 +38,7 @@ func (s *Server) fullPage(c fiber.Ctx, nav string) views.Page {
 	p := s.page(c, nav)
 	p.Calls = s.callViews()
 	p.Hotkeys = views.HotkeysJSON(s.cfg.Settings.Get().Hotkeys)
+	p.AudioHolder, p.AudioLive = s.audioHolder()
 	return p
 }
 
@@ -96,17 +97,23 @@ func (s *Server) accountViews() []views.AccountView {
 	return out
 }
 
+// audioHolder names the tab that holds the audio and whether its media
+// flows, as the bridge knows it (an older bridge without page states: the
+// tab that last offered or took the focus, live when attached).
 func (s *Server) audioHolder() (string, bool) {
-	s.mu.Lock()
-	holder := s.holder
-	s.mu.Unlock()
 	if s.cfg.Bridge == nil {
 		return "", false
 	}
-	if t, ok := s.cfg.Bridge.(interface{ Tab() string }); ok {
-		holder = t.Tab() // the bridge knows best which tab holds the audio
+	if ta, ok := s.cfg.Bridge.(TabAudio); ok {
+		return ta.Holder()
 	}
-	return holder, s.cfg.Bridge.Attached()
+	s.mu.Lock()
+	holder := s.holder
+	s.mu.Unlock()
+	if !s.cfg.Bridge.Attached() {
+		return "", false
+	}
+	return holder, true
 }
 
 func callsFragment(l views.L, calls []views.CallView) templ.Component {
@@ -117,6 +124,6 @@ func accountsFragment(l views.L, a []views.AccountView) templ.Component {
 	return views.AccountsList(l, a)
 }
 
-func audioFragment(l views.L, holder string, attached bool) templ.Component {
-	return views.AudioOwner(l, holder, attached)
+func audioFragment(l views.L, holder string, live bool) templ.Component {
+	return views.AudioOwner(l, holder, live)
 }

@@ -31,6 +31,7 @@ func (s *Server) routes() {
 	a.Post("/webrtc/offer", s.offer)
 	a.Post("/webrtc/focus", s.focus)
 	a.Post("/webrtc/close", s.closeTab)
+	a.Get("/audio/ws", s.audioSocket)
 	a.Get("/contacts", s.contactsPage)
 	a.Get("/contacts/export.:format<regex(^(vcf|csv)$)>", s.exportContacts)
 	a.Post("/contacts", s.saveContact)

@@ -47,6 +47,7 @@
   }
 
   // static/src/rtc.ts
+  var ICE_WAIT = 3e3;
   var Audio2 = class {
     constructor(settings2) {
       this.settings = settings2;
@@ -62,14 +63,139 @@
     sender = null;
     speaker = new window.Audio();
     muted = false;
-    state = "idle";
-    retry = 0;
+    state = "ready";
+    path = "";
+    out = null;
+    // what the tab plays now (tests tap it)
+    // Figures for the benchmark: when the person clicked and when the
+    // microphone was live (performance.now()).
+    clickAt = 0;
+    micAt = 0;
+    onchange = () => void 0;
+    ws = null;
+    wsRetry = 0;
+    node = null;
+    active = false;
+    // a call needs the audio now
+    gen = 0;
+    // start/stop generation: a late promise of an old start is dropped
+    metering = false;
     context() {
       if (!this.ctx) this.ctx = new AudioContext();
       return this.ctx;
     }
-    // micTrack opens the chosen microphone and runs it through a gain (volume)
-    // and an analyser (level meter).
+    // open connects the page's socket and reports what is known before any
+    // call: a microphone the browser already blocks, or none at all.
+    async open() {
+      this.state = await this.precheck();
+      this.socket();
+      this.onchange();
+    }
+    async precheck() {
+      try {
+        const p = await navigator.permissions.query({ name: "microphone" });
+        if (p.state === "denied") return "mic-blocked";
+      } catch {
+      }
+      try {
+        const list = await navigator.mediaDevices.enumerateDevices();
+        if (!list.some((d) => d.kind === "audioinput")) return "no-mic";
+      } catch {
+      }
+      return "ready";
+    }
+    socket() {
+      const ws = new WebSocket(location.origin.replace(/^http/, "ws") + "/audio/ws?tab=" + encodeURIComponent(tabID()));
+      ws.binaryType = "arraybuffer";
+      this.ws = ws;
+      ws.onopen = () => {
+        this.wsRetry = 0;
+        this.report();
+        if (this.path === "pcm") this.send({ audio: "pcm" });
+      };
+      ws.onmessage = (e) => {
+        if (e.data instanceof ArrayBuffer) this.node?.port.postMessage(e.data, [e.data]);
+      };
+      ws.onclose = () => {
+        if (this.ws !== ws) return;
+        this.ws = null;
+        this.wsRetry = Math.min(this.wsRetry + 1, 10);
+        setTimeout(() => this.socket(), 500 * this.wsRetry);
+      };
+    }
+    send(m) {
+      if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
+    }
+    // report tells the phone this tab's state; connecting and live count as ready.
+    report() {
+      const s = this.state === "connecting" || this.state === "live" ? "ready" : this.state;
+      this.send({ state: s });
+    }
+    set(s) {
+      if (this.state === s) return;
+      this.state = s;
+      this.report();
+      this.onchange();
+    }
+    // need is told by the page whether a call needs this tab's audio now.
+    need(on) {
+      if (on && !this.active) void this.start();
+      if (!on && this.active) this.stop();
+    }
+    // start opens the microphone and connects the audio for a call.
+    async start() {
+      if (this.active) return;
+      this.active = true;
+      const gen = ++this.gen;
+      this.set("connecting");
+      let track;
+      try {
+        track = await this.micTrack();
+      } catch (e) {
+        this.active = false;
+        const n = e?.name;
+        this.set(n === "NotAllowedError" || n === "SecurityError" ? "mic-blocked" : n === "NotFoundError" || n === "OverconstrainedError" ? "no-mic" : "failed");
+        return;
+      }
+      if (gen !== this.gen) return;
+      this.micAt = performance.now();
+      if (await this.webrtc(track, gen)) {
+        if (gen === this.gen) this.meters();
+        return;
+      }
+      if (gen !== this.gen) return;
+      this.closePC();
+      try {
+        await this.fallback();
+        if (gen !== this.gen) return;
+        this.path = "pcm";
+        this.send({ audio: "pcm" });
+        this.set("live");
+        this.meters();
+      } catch (e) {
+        console.warn("softphone audio fallback:", e);
+        this.stop();
+        this.set("failed");
+      }
+    }
+    // stop closes the connection and the microphone (the last call ended).
+    stop() {
+      this.gen++;
+      this.active = false;
+      this.closePC();
+      if (this.path === "pcm") this.send({ audio: "off" });
+      this.path = "";
+      this.node?.disconnect();
+      this.node = null;
+      this.out = null;
+      this.mic?.getTracks().forEach((t) => t.stop());
+      this.mic = null;
+      this.micLevel = this.spkLevel = null;
+      this.speaker.srcObject = null;
+      if (this.state === "connecting" || this.state === "live") this.set("ready");
+    }
+    // micTrack opens the chosen microphone (echo cancellation on) and runs it
+    // through a gain (volume, mute) and an analyser (level meter).
     async micTrack() {
       this.mic?.getTracks().forEach((t) => t.stop());
       const id = this.settings.microphone;
@@ -77,6 +203,7 @@
         audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true }
       });
       const ctx = this.context();
+      void ctx.resume();
       const src = ctx.createMediaStreamSource(this.mic);
       this.micGain = ctx.createGain();
       this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
@@ -86,42 +213,64 @@
       this.micGain.connect(dest);
       return dest.stream.getAudioTracks()[0];
     }
-    // connect offers our audio to the bridge and plays what it sends.
-    async connect() {
-      this.close();
-      this.state = "connecting";
+    // webrtc offers the microphone to the bridge and waits for ICE; false
+    // when it did not connect (no candidate, failed, or not within ICE_WAIT).
+    async webrtc(track, gen) {
       try {
-        const track = await this.micTrack();
         const pc = new RTCPeerConnection({ iceServers: [] });
         this.pc = pc;
         this.sender = pc.addTrack(track, new MediaStream([track]));
         pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
-        pc.onconnectionstatechange = () => {
-          if (pc.connectionState === "failed") this.later();
-          if (pc.connectionState === "connected") void post("/webrtc/focus", { tab: tabID() }).catch(() => void 0);
-        };
         await pc.setLocalDescription(await pc.createOffer());
         await gathered(pc, 3e3);
-        const res = await post("/webrtc/offer", { tab: tabID(), sdp: pc.localDescription?.sdp ?? "" });
-        if (!res.ok) throw new Error("offer refused: " + res.status);
+        const sdp = pc.localDescription?.sdp ?? "";
+        if (!/^a=candidate:/m.test(sdp)) return false;
+        const res = await post("/webrtc/offer", { tab: tabID(), sdp });
+        if (!res.ok) return false;
         const ans = await res.json();
+        if (gen !== this.gen) return false;
         await pc.setRemoteDescription({ type: "answer", sdp: ans.sdp });
-        this.state = "connected";
-        this.retry = 0;
+        const ok = await connected(pc, ICE_WAIT);
+        if (!ok || gen !== this.gen) return false;
+        this.path = "webrtc";
+        this.set("live");
+        pc.onconnectionstatechange = () => {
+          if (pc.connectionState === "failed" && this.pc === pc && this.active) {
+            this.stop();
+            void this.start();
+          }
+        };
+        return true;
       } catch (e) {
         console.warn("softphone audio:", e);
-        this.state = "failed";
-        this.later();
+        return false;
       }
     }
-    later() {
-      if (this.retry > 5) return;
-      this.retry++;
-      setTimeout(() => void this.connect(), 2e3 * this.retry);
+    // fallback carries the call over the page's WebSocket through the worklet.
+    async fallback() {
+      const ctx = this.context();
+      await ctx.audioWorklet.addModule("/static/dist/pcm.js");
+      const node = new AudioWorkletNode(ctx, "pcm-io", { numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1] });
+      node.port.onmessage = (e) => {
+        if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(e.data);
+      };
+      this.micGain?.connect(node);
+      const vol = ctx.createGain();
+      vol.gain.value = this.settings.speaker_volume / 100;
+      node.connect(vol).connect(ctx.destination);
+      this.spkLevel = ctx.createAnalyser();
+      node.connect(this.spkLevel);
+      this.node = node;
+      this.out = node;
+      void ctx.resume();
     }
-    close() {
+    closePC() {
       this.pc?.close();
       this.pc = null;
+      this.sender = null;
+    }
+    close() {
+      this.stop();
     }
     play(stream) {
       this.speaker.srcObject = stream;
@@ -129,7 +278,9 @@
       void this.applySpeaker();
       const ctx = this.context();
       this.spkLevel = ctx.createAnalyser();
-      ctx.createMediaStreamSource(stream).connect(this.spkLevel);
+      const src = ctx.createMediaStreamSource(stream);
+      src.connect(this.spkLevel);
+      this.out = src;
       void this.speaker.play().catch(() => void 0);
     }
     async applySpeaker() {
@@ -137,8 +288,12 @@
       if (el.setSinkId) await el.setSinkId(this.settings.speaker).catch(() => void 0);
     }
     async switchMic() {
-      if (!this.sender) return;
-      await this.sender.replaceTrack(await this.micTrack());
+      if (!this.active) return;
+      if (this.path === "webrtc" && this.sender) await this.sender.replaceTrack(await this.micTrack());
+      else if (this.path === "pcm") {
+        await this.micTrack();
+        if (this.node) this.micGain?.connect(this.node);
+      }
     }
     setMuted(m) {
       this.muted = m;
@@ -155,15 +310,21 @@
       }
       if (name === "ringer_volume") this.settings.ringer_volume = v;
     }
-    async focus() {
-      if (!this.pc || this.pc.connectionState === "closed" || this.pc.connectionState === "failed") {
-        await this.connect();
-        return;
+    // take gives the audio to this tab (focus, "Use this tab"); a tab whose
+    // microphone was blocked or missing, or whose audio failed, checks again.
+    async take() {
+      if (this.state === "mic-blocked" || this.state === "no-mic" || this.state === "failed") {
+        const s = await this.precheck();
+        this.state = "";
+        this.set(s);
       }
       await post("/webrtc/focus", { tab: tabID() }).catch(() => void 0);
     }
-    // meters shows the microphone and speaker levels while the page is open.
+    // meters shows the microphone and speaker levels while a call has the
+    // audio and the page is visible; requestAnimationFrame stops with either.
     meters() {
+      if (this.metering) return;
+      this.metering = true;
       const buf = new Uint8Array(256);
       const level = (a) => {
         if (!a) return 0;
@@ -175,6 +336,12 @@
       const tick2 = () => {
         const m = $("#level-mic");
         const s = $("#level-speaker");
+        if (!this.active || document.hidden) {
+          if (m) m.value = 0;
+          if (s) s.value = 0;
+          this.metering = false;
+          return;
+        }
         if (m) m.value = level(this.micLevel);
         if (s) s.value = level(this.spkLevel);
         requestAnimationFrame(tick2);
@@ -192,6 +359,23 @@
           resolve();
         }
       });
+    });
+  }
+  function connected(pc, ms) {
+    if (pc.connectionState === "connected") return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), ms);
+      const on = () => {
+        if (pc.connectionState === "connected") {
+          clearTimeout(t);
+          resolve(true);
+        }
+        if (pc.connectionState === "failed" || pc.connectionState === "closed") {
+          clearTimeout(t);
+          resolve(false);
+        }
+      };
+      pc.addEventListener("connectionstatechange", on);
     });
   }
 
@@ -375,16 +559,89 @@
   }
   function refresh() {
     ringer.update();
-    const holder = $("#audio-holder");
-    const text = $("#audio-text");
-    if (holder && text) {
-      const attached = holder.dataset.attached === "true";
-      const here = attached && holder.dataset.holder === tabID();
-      setText(text, here ? holder.dataset.here ?? "" : attached ? holder.dataset.other ?? "" : holder.dataset.none ?? "");
-      const cls = here ? "ok" : "warn";
-      if (text.className !== cls) text.className = cls;
-    }
+    audioSign();
     tick();
+  }
+  function needsAudio() {
+    return $$("#calls [data-call-id]").some((c) => c.dataset.state !== "ringing-in");
+  }
+  function audioWords() {
+    const w = $("#audio-words")?.dataset ?? {};
+    const h = $("#audio-holder")?.dataset ?? {};
+    const holder = h.holder ?? "";
+    switch (audio.state) {
+      case "mic-blocked": {
+        const ua = navigator.userAgent;
+        return { text: (/Firefox\//.test(ua) ? w.blockedFirefox : /Chrom(e|ium)\//.test(ua) ? w.blockedChrome : w.blocked) ?? "", ok: false };
+      }
+      case "no-mic":
+        return { text: w.nomic ?? "", ok: false };
+      case "failed":
+        return { text: w.failed ?? "", ok: false };
+    }
+    if (holder === tabID()) {
+      const key = audio.state === "connecting" ? "connecting" : h.live === "true" ? "live" : "here";
+      return { text: w[key] ?? "", ok: true };
+    }
+    return { text: (holder ? w.other : w.none) ?? "", ok: false };
+  }
+  function audioSign() {
+    const mine = $("#audio-holder")?.dataset.holder === tabID();
+    audio.need(needsAudio() && (mine || audio.state === "connecting" || audio.state === "live"));
+    const { text, ok } = audioWords();
+    const el = $("#audio-text");
+    if (el) {
+      setText(el, text);
+      const cls = ok ? "ok" : "warn";
+      if (el.className !== cls) el.className = cls;
+    }
+    const top = $("#take-audio-top");
+    if (top && top.hidden !== ok) top.hidden = ok;
+    for (const n of $$("#calls .audio-note")) {
+      setText(n, ok ? "" : text);
+      if (n.hidden !== ok) n.hidden = ok;
+    }
+  }
+  function guardDial() {
+    let anyway = false;
+    document.addEventListener("submit", (e) => {
+      const form = e.target;
+      if (form.id !== "dial-form") return;
+      audio.clickAt = performance.now();
+      const { text, ok } = audioWords();
+      if (ok || anyway) {
+        anyway = false;
+        if (ok) void audio.start();
+        return;
+      }
+      e.preventDefault();
+      e.stopPropagation();
+      const w = $("#audio-words")?.dataset ?? {};
+      const f = $("#flash");
+      if (!f) return;
+      f.replaceChildren(document.createTextNode((w.noaudio ?? "") + " " + text + " "));
+      const take = document.createElement("button");
+      take.type = "button";
+      take.dataset.takeAudio = "";
+      take.textContent = $("#take-audio-top")?.textContent ?? "";
+      const go = document.createElement("button");
+      go.type = "button";
+      go.id = "dial-anyway";
+      go.textContent = w.anyway ?? "";
+      go.addEventListener("click", () => {
+        anyway = true;
+        f.replaceChildren();
+        form.requestSubmit();
+      });
+      f.append(take, " ", go);
+    }, true);
+    document.addEventListener("click", (e) => {
+      const b = e.target.closest('[data-action="answer"]');
+      if (b && audioWords().ok) {
+        audio.clickAt = performance.now();
+        void audio.start();
+      }
+    }, true);
   }
   function setText(el, s) {
     if (el.textContent !== s) el.textContent = s;
@@ -398,7 +655,7 @@
   }
   function dialpad() {
     document.addEventListener("click", (e) => {
-      const el = e.target.closest("[data-key], [data-clear], #redial, #mic-mute, #ring-test, #take-audio, #notify-enable, #links-enable");
+      const el = e.target.closest("[data-key], [data-clear], #redial, #mic-mute, #ring-test, [data-take-audio], #notify-enable, #links-enable");
       if (!el) return;
       const num = $("#number");
       if (el.dataset.key && num && el.closest("#dial-form")) {
@@ -415,8 +672,8 @@
         el.setAttribute("aria-pressed", String(audio.muted));
       } else if (el.id === "ring-test") {
         ringer.test();
-      } else if (el.id === "take-audio") {
-        void audio.focus();
+      } else if (el.dataset.takeAudio !== void 0) {
+        void audio.take();
       } else if (el.id === "notify-enable") {
         void Notification.requestPermission();
       } else if (el.id === "links-enable") {
@@ -474,12 +731,13 @@
     installHotkeys();
     dialpad();
     audioControls();
-    new MutationObserver(refresh).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-state", "data-holder", "data-attached"] });
+    guardDial();
+    new MutationObserver(refresh).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-state", "data-holder", "data-live"] });
     setInterval(tick, 1e3);
+    audio.onchange = refresh;
     refresh();
-    void audio.connect().then(() => devices());
-    audio.meters();
-    window.addEventListener("focus", () => void audio.focus());
+    void audio.open().then(() => devices());
+    window.addEventListener("focus", () => void post("/webrtc/focus", { tab: tabID() }).catch(() => void 0));
     window.addEventListener("pagehide", () => {
       navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
     });

@@ -32,16 +32,93 @@ function configureHtmx(): void {
 // refresh runs after every change of the page (SSE swap, boosted navigation).
 function refresh(): void {
   ringer.update();
-  const holder = $('#audio-holder');
-  const text = $('#audio-text');
-  if (holder && text) {
-    const attached = holder.dataset.attached === 'true';
-    const here = attached && holder.dataset.holder === tabID();
-    setText(text, here ? holder.dataset.here ?? '' : attached ? holder.dataset.other ?? '' : holder.dataset.none ?? '');
-    const cls = here ? 'ok' : 'warn';
-    if (text.className !== cls) text.className = cls;
-  }
+  audioSign();
   tick();
+}
+
+// needsAudio: a call is in progress that is not just ringing here.
+function needsAudio(): boolean {
+  return $$('#calls [data-call-id]').some((c) => c.dataset.state !== 'ringing-in');
+}
+
+// audioWords says, in the page's language, what holds for this tab's audio,
+// and whether a call placed here would be heard here (ok).
+function audioWords(): { text: string; ok: boolean } {
+  const w = $('#audio-words')?.dataset ?? {};
+  const h = $('#audio-holder')?.dataset ?? {};
+  const holder = h.holder ?? '';
+  switch (audio.state) {
+    case 'mic-blocked': {
+      const ua = navigator.userAgent;
+      return { text: (/Firefox\//.test(ua) ? w.blockedFirefox : /Chrom(e|ium)\//.test(ua) ? w.blockedChrome : w.blocked) ?? '', ok: false };
+    }
+    case 'no-mic': return { text: w.nomic ?? '', ok: false };
+    case 'failed': return { text: w.failed ?? '', ok: false };
+  }
+  if (holder === tabID()) {
+    const key = audio.state === 'connecting' ? 'connecting' : h.live === 'true' ? 'live' : 'here';
+    return { text: w[key] ?? '', ok: true };
+  }
+  return { text: (holder ? w.other : w.none) ?? '', ok: false };
+}
+
+// audioSign updates the header and the call cards, and opens or closes
+// this tab's audio as the calls need it.
+function audioSign(): void {
+  const mine = $('#audio-holder')?.dataset.holder === tabID();
+  audio.need(needsAudio() && (mine || audio.state === 'connecting' || audio.state === 'live'));
+  const { text, ok } = audioWords();
+  const el = $('#audio-text');
+  if (el) {
+    setText(el, text);
+    const cls = ok ? 'ok' : 'warn';
+    if (el.className !== cls) el.className = cls;
+  }
+  const top = $('#take-audio-top');
+  if (top && top.hidden !== ok) top.hidden = ok;
+  for (const n of $$('#calls .audio-note')) {
+    setText(n, ok ? '' : text);
+    if (n.hidden !== ok) n.hidden = ok;
+  }
+}
+
+// guardDial stops a call from this page that would have no audio here:
+// the flash says why and offers "Use this tab" and "Call anyway". A call
+// that goes ahead opens the microphone at once (click to live microphone).
+function guardDial(): void {
+  let anyway = false;
+  document.addEventListener('submit', (e) => {
+    const form = e.target as HTMLFormElement;
+    if (form.id !== 'dial-form') return;
+    audio.clickAt = performance.now();
+    const { text, ok } = audioWords();
+    if (ok || anyway) {
+      anyway = false;
+      if (ok) void audio.start();
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+    const w = $('#audio-words')?.dataset ?? {};
+    const f = $('#flash');
+    if (!f) return;
+    f.replaceChildren(document.createTextNode((w.noaudio ?? '') + ' ' + text + ' '));
+    const take = document.createElement('button');
+    take.type = 'button';
+    take.dataset.takeAudio = '';
+    take.textContent = $('#take-audio-top')?.textContent ?? '';
+    const go = document.createElement('button');
+    go.type = 'button';
+    go.id = 'dial-anyway';
+    go.textContent = w.anyway ?? '';
+    go.addEventListener('click', () => { anyway = true; f.replaceChildren(); form.requestSubmit(); });
+    f.append(take, ' ', go);
+  }, true);
+  // Answering opens the microphone at once too.
+  document.addEventListener('click', (e) => {
+    const b = (e.target as HTMLElement).closest<HTMLElement>('[data-action="answer"]');
+    if (b && audioWords().ok) { audio.clickAt = performance.now(); void audio.start(); }
+  }, true);
 }
 
 // setText changes an element's text only when it differs: refresh runs from
@@ -61,7 +138,7 @@ function tick(): void {
 
 function dialpad(): void {
   document.addEventListener('click', (e) => {
-    const el = (e.target as HTMLElement).closest<HTMLElement>('[data-key], [data-clear], #redial, #mic-mute, #ring-test, #take-audio, #notify-enable, #links-enable');
+    const el = (e.target as HTMLElement).closest<HTMLElement>('[data-key], [data-clear], #redial, #mic-mute, #ring-test, [data-take-audio], #notify-enable, #links-enable');
     if (!el) return;
     const num = $('#number') as HTMLInputElement | null;
     if (el.dataset.key && num && el.closest('#dial-form')) {
@@ -78,8 +155,8 @@ function dialpad(): void {
       el.setAttribute('aria-pressed', String(audio.muted));
     } else if (el.id === 'ring-test') {
       ringer.test();
-    } else if (el.id === 'take-audio') {
-      void audio.focus();
+    } else if (el.dataset.takeAudio !== undefined) {
+      void audio.take();
     } else if (el.id === 'notify-enable') {
       void Notification.requestPermission();
     } else if (el.id === 'links-enable') {
@@ -137,12 +214,13 @@ function start(): void {
   installHotkeys();
   dialpad();
   audioControls();
-  new MutationObserver(refresh).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-holder', 'data-attached'] });
+  guardDial();
+  new MutationObserver(refresh).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-state', 'data-holder', 'data-live'] });
   setInterval(tick, 1000);
+  audio.onchange = refresh;
   refresh();
-  void audio.connect().then(() => devices());
-  audio.meters();
-  window.addEventListener('focus', () => void audio.focus());
+  void audio.open().then(() => devices());
+  window.addEventListener('focus', () => void post('/webrtc/focus', { tab: tabID() }).catch(() => undefined));
   window.addEventListener('pagehide', () => {
     navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
   });

@@ -1,7 +1,19 @@
-// The tab's audio: one RTCPeerConnection to the phone's audio bridge over
-// loopback, the microphone (with volume and mute), the speaker (device and
-// volume) and level meters.
+// The tab's audio. The page keeps one WebSocket to the phone (/audio/ws):
+// its life is the page's life, and over it the page says what state its
+// audio is in (ready, microphone blocked, no microphone, failed). The
+// microphone is opened only when a call needs it (dialling, answering, a
+// call placed elsewhere while this tab holds the audio) and closed after the
+// last call ends; between calls no packet passes between tab and phone.
+// During a call the audio goes over an RTCPeerConnection to the phone's
+// bridge; when that cannot connect (a machine with loopback only: default
+// Chromium and Firefox gather no candidate there), over the WebSocket as
+// 16 kHz frames through an AudioWorklet (pcm-worklet.ts).
 import { post, tabID, $, AudioSettings } from './util';
+
+// Own states of this tab's audio. 'ready' and 'live' can carry a call.
+export type TabState = 'ready' | 'connecting' | 'live' | 'mic-blocked' | 'no-mic' | 'failed';
+
+const ICE_WAIT = 3000; // ms for the peer connection to connect before the fallback
 
 export class Audio {
   pc: RTCPeerConnection | null = null;
@@ -13,8 +25,20 @@ export class Audio {
   sender: RTCRtpSender | null = null;
   speaker = new window.Audio();
   muted = false;
-  state = 'idle';
-  private retry = 0;
+  state: TabState = 'ready';
+  path: '' | 'webrtc' | 'pcm' = '';
+  out: AudioNode | null = null; // what the tab plays now (tests tap it)
+  // Figures for the benchmark: when the person clicked and when the
+  // microphone was live (performance.now()).
+  clickAt = 0;
+  micAt = 0;
+  onchange: () => void = () => undefined;
+  private ws: WebSocket | null = null;
+  private wsRetry = 0;
+  private node: AudioWorkletNode | null = null;
+  private active = false; // a call needs the audio now
+  private gen = 0; // start/stop generation: a late promise of an old start is dropped
+  private metering = false;
 
   constructor(public settings: AudioSettings) {
     this.speaker.autoplay = true;
@@ -25,8 +49,119 @@ export class Audio {
     return this.ctx;
   }
 
-  // micTrack opens the chosen microphone and runs it through a gain (volume)
-  // and an analyser (level meter).
+  // open connects the page's socket and reports what is known before any
+  // call: a microphone the browser already blocks, or none at all.
+  async open(): Promise<void> {
+    this.state = await this.precheck();
+    this.socket();
+    this.onchange();
+  }
+
+  private async precheck(): Promise<TabState> {
+    try {
+      const p = await navigator.permissions.query({ name: 'microphone' as PermissionName });
+      if (p.state === 'denied') return 'mic-blocked';
+    } catch { /* not every browser answers for the microphone */ }
+    try {
+      const list = await navigator.mediaDevices.enumerateDevices();
+      if (!list.some((d) => d.kind === 'audioinput')) return 'no-mic';
+    } catch { /* no device list: getUserMedia will tell */ }
+    return 'ready';
+  }
+
+  private socket(): void {
+    const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/audio/ws?tab=' + encodeURIComponent(tabID()));
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    ws.onopen = () => { this.wsRetry = 0; this.report(); if (this.path === 'pcm') this.send({ audio: 'pcm' }); };
+    ws.onmessage = (e) => { if (e.data instanceof ArrayBuffer) this.node?.port.postMessage(e.data, [e.data]); };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.wsRetry = Math.min(this.wsRetry + 1, 10);
+      setTimeout(() => this.socket(), 500 * this.wsRetry);
+    };
+  }
+
+  private send(m: unknown): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
+  }
+
+  // report tells the phone this tab's state; connecting and live count as ready.
+  private report(): void {
+    const s = this.state === 'connecting' || this.state === 'live' ? 'ready' : this.state;
+    this.send({ state: s });
+  }
+
+  private set(s: TabState): void {
+    if (this.state === s) return;
+    this.state = s;
+    this.report();
+    this.onchange();
+  }
+
+  // need is told by the page whether a call needs this tab's audio now.
+  need(on: boolean): void {
+    if (on && !this.active) void this.start();
+    if (!on && this.active) this.stop();
+  }
+
+  // start opens the microphone and connects the audio for a call.
+  async start(): Promise<void> {
+    if (this.active) return;
+    this.active = true;
+    const gen = ++this.gen;
+    this.set('connecting');
+    let track: MediaStreamTrack;
+    try {
+      track = await this.micTrack();
+    } catch (e) {
+      this.active = false;
+      const n = (e as DOMException)?.name;
+      this.set(n === 'NotAllowedError' || n === 'SecurityError' ? 'mic-blocked' : n === 'NotFoundError' || n === 'OverconstrainedError' ? 'no-mic' : 'failed');
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.micAt = performance.now();
+    if (await this.webrtc(track, gen)) {
+      if (gen === this.gen) this.meters();
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.closePC();
+    try {
+      await this.fallback();
+      if (gen !== this.gen) return;
+      this.path = 'pcm';
+      this.send({ audio: 'pcm' });
+      this.set('live');
+      this.meters();
+    } catch (e) {
+      console.warn('softphone audio fallback:', e);
+      this.stop();
+      this.set('failed');
+    }
+  }
+
+  // stop closes the connection and the microphone (the last call ended).
+  stop(): void {
+    this.gen++;
+    this.active = false;
+    this.closePC();
+    if (this.path === 'pcm') this.send({ audio: 'off' });
+    this.path = '';
+    this.node?.disconnect();
+    this.node = null;
+    this.out = null;
+    this.mic?.getTracks().forEach((t) => t.stop());
+    this.mic = null;
+    this.micLevel = this.spkLevel = null;
+    this.speaker.srcObject = null;
+    if (this.state === 'connecting' || this.state === 'live') this.set('ready');
+  }
+
+  // micTrack opens the chosen microphone (echo cancellation on) and runs it
+  // through a gain (volume, mute) and an analyser (level meter).
   async micTrack(): Promise<MediaStreamTrack> {
     this.mic?.getTracks().forEach((t) => t.stop());
     const id = this.settings.microphone;
@@ -34,6 +169,7 @@ export class Audio {
       audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true },
     });
     const ctx = this.context();
+    void ctx.resume();
     const src = ctx.createMediaStreamSource(this.mic);
     this.micGain = ctx.createGain();
     this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
@@ -44,46 +180,64 @@ export class Audio {
     return dest.stream.getAudioTracks()[0];
   }
 
-  // connect offers our audio to the bridge and plays what it sends.
-  async connect(): Promise<void> {
-    this.close();
-    this.state = 'connecting';
+  // webrtc offers the microphone to the bridge and waits for ICE; false
+  // when it did not connect (no candidate, failed, or not within ICE_WAIT).
+  private async webrtc(track: MediaStreamTrack, gen: number): Promise<boolean> {
     try {
-      const track = await this.micTrack();
       const pc = new RTCPeerConnection({ iceServers: [] });
       this.pc = pc;
       this.sender = pc.addTrack(track, new MediaStream([track]));
       pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
-      pc.onconnectionstatechange = () => {
-        if (pc.connectionState === 'failed') this.later();
-        // Tell the phone this tab is attached now (the sign in every tab follows).
-        if (pc.connectionState === 'connected') void post('/webrtc/focus', { tab: tabID() }).catch(() => undefined);
-      };
       await pc.setLocalDescription(await pc.createOffer());
       await gathered(pc, 3000);
-      const res = await post('/webrtc/offer', { tab: tabID(), sdp: pc.localDescription?.sdp ?? '' });
-      if (!res.ok) throw new Error('offer refused: ' + res.status);
+      const sdp = pc.localDescription?.sdp ?? '';
+      if (!/^a=candidate:/m.test(sdp)) return false; // loopback only: nothing to pair
+      const res = await post('/webrtc/offer', { tab: tabID(), sdp });
+      if (!res.ok) return false;
       const ans = await res.json();
+      if (gen !== this.gen) return false;
       await pc.setRemoteDescription({ type: 'answer', sdp: ans.sdp });
-      this.state = 'connected';
-      this.retry = 0;
+      const ok = await connected(pc, ICE_WAIT);
+      if (!ok || gen !== this.gen) return false;
+      this.path = 'webrtc';
+      this.set('live');
+      pc.onconnectionstatechange = () => {
+        if (pc.connectionState === 'failed' && this.pc === pc && this.active) {
+          this.stop();
+          void this.start(); // try again (the fallback if ICE fails again)
+        }
+      };
+      return true;
     } catch (e) {
       console.warn('softphone audio:', e);
-      this.state = 'failed';
-      this.later();
+      return false;
     }
   }
 
-  private later(): void {
-    if (this.retry > 5) return;
-    this.retry++;
-    setTimeout(() => void this.connect(), 2000 * this.retry);
+  // fallback carries the call over the page's WebSocket through the worklet.
+  private async fallback(): Promise<void> {
+    const ctx = this.context();
+    await ctx.audioWorklet.addModule('/static/dist/pcm.js');
+    const node = new AudioWorkletNode(ctx, 'pcm-io', { numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1] });
+    node.port.onmessage = (e) => { if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(e.data as ArrayBuffer); };
+    this.micGain?.connect(node);
+    const vol = ctx.createGain();
+    vol.gain.value = this.settings.speaker_volume / 100;
+    node.connect(vol).connect(ctx.destination);
+    this.spkLevel = ctx.createAnalyser();
+    node.connect(this.spkLevel);
+    this.node = node;
+    this.out = node;
+    void ctx.resume();
   }
 
-  close(): void {
+  private closePC(): void {
     this.pc?.close();
     this.pc = null;
+    this.sender = null;
   }
+
+  close(): void { this.stop(); }
 
   private play(stream: MediaStream): void {
     this.speaker.srcObject = stream;
@@ -91,7 +245,9 @@ export class Audio {
     void this.applySpeaker();
     const ctx = this.context();
     this.spkLevel = ctx.createAnalyser();
-    ctx.createMediaStreamSource(stream).connect(this.spkLevel);
+    const src = ctx.createMediaStreamSource(stream);
+    src.connect(this.spkLevel);
+    this.out = src;
     void this.speaker.play().catch(() => undefined);
   }
 
@@ -101,8 +257,9 @@ export class Audio {
   }
 
   async switchMic(): Promise<void> {
-    if (!this.sender) return;
-    await this.sender.replaceTrack(await this.micTrack());
+    if (!this.active) return;
+    if (this.path === 'webrtc' && this.sender) await this.sender.replaceTrack(await this.micTrack());
+    else if (this.path === 'pcm') { await this.micTrack(); if (this.node) this.micGain?.connect(this.node); }
   }
 
   setMuted(m: boolean): void {
@@ -116,16 +273,22 @@ export class Audio {
     if (name === 'ringer_volume') this.settings.ringer_volume = v;
   }
 
-  async focus(): Promise<void> {
-    if (!this.pc || this.pc.connectionState === 'closed' || this.pc.connectionState === 'failed') {
-      await this.connect();
-      return;
+  // take gives the audio to this tab (focus, "Use this tab"); a tab whose
+  // microphone was blocked or missing, or whose audio failed, checks again.
+  async take(): Promise<void> {
+    if (this.state === 'mic-blocked' || this.state === 'no-mic' || this.state === 'failed') {
+      const s = await this.precheck();
+      this.state = '' as TabState; // report again even when unchanged
+      this.set(s);
     }
     await post('/webrtc/focus', { tab: tabID() }).catch(() => undefined);
   }
 
-  // meters shows the microphone and speaker levels while the page is open.
+  // meters shows the microphone and speaker levels while a call has the
+  // audio and the page is visible; requestAnimationFrame stops with either.
   meters(): void {
+    if (this.metering) return;
+    this.metering = true;
     const buf = new Uint8Array(256);
     const level = (a: AnalyserNode | null): number => {
       if (!a) return 0;
@@ -137,6 +300,12 @@ export class Audio {
     const tick = () => {
       const m = $('#level-mic') as HTMLMeterElement | null;
       const s = $('#level-speaker') as HTMLMeterElement | null;
+      if (!this.active || document.hidden) {
+        if (m) m.value = 0;
+        if (s) s.value = 0;
+        this.metering = false;
+        return;
+      }
       if (m) m.value = level(this.micLevel);
       if (s) s.value = level(this.spkLevel);
       requestAnimationFrame(tick);
@@ -145,7 +314,8 @@ export class Audio {
   }
 }
 
-// gathered waits for ICE gathering to finish (loopback: at once), at most ms.
+// gathered waits for ICE gathering to finish (host candidates only: at
+// once), at most ms.
 function gathered(pc: RTCPeerConnection, ms: number): Promise<void> {
   if (pc.iceGatheringState === 'complete') return Promise.resolve();
   return new Promise((resolve) => {
@@ -153,5 +323,19 @@ function gathered(pc: RTCPeerConnection, ms: number): Promise<void> {
     pc.addEventListener('icegatheringstatechange', () => {
       if (pc.iceGatheringState === 'complete') { clearTimeout(t); resolve(); }
     });
+  });
+}
+
+// connected waits for the connection (true) or its failure or ms (false):
+// Chromium never fails a connection without candidate pairs on its own.
+function connected(pc: RTCPeerConnection, ms: number): Promise<boolean> {
+  if (pc.connectionState === 'connected') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    const on = () => {
+      if (pc.connectionState === 'connected') { clearTimeout(t); resolve(true); }
+      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') { clearTimeout(t); resolve(false); }
+    };
+    pc.addEventListener('connectionstatechange', on);
   });
 }

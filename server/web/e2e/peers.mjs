@@ -55,9 +55,13 @@ export async function kamailio() {
 
 // startPhone runs the softphone binary on home and gives its process, a
 // promise of the "Phone page: URL" it prints, and its stderr so far.
-export function startPhone(binary, home) {
-  const proc = spawn(resolve(binary), ['--home', home, '--no-browser'], {
-    env: { ...process.env, HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
+// opts.browser lets it open pages (without --no-browser); opts.env is its
+// environment.
+export function startPhone(binary, home, opts = {}) {
+  const args = ['--home', home];
+  if (!opts.browser) args.push('--no-browser');
+  const proc = spawn(resolve(binary), args, {
+    env: { ...(opts.env ?? process.env), HOME: home, SOFTPHONE_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
   proc.stderr.on('data', (d) => { log += d; });

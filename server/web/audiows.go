@@ -1,0 +1,206 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gobwas/ws"
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/audio"
+)
+
+// TabAudio is what the pages' audio socket needs of the bridge
+// (*audio.Bridge satisfies it): which pages are open and in what state,
+// and the fallback audio path.
+type TabAudio interface {
+	Present(tabID string, st audio.TabState)
+	Gone(tabID string)
+	Holder() (tabID string, live bool)
+	AttachPCM(tabID string) *audio.PCMLink
+	Changes() <-chan struct{}
+}
+
+// wsMaxMessage bounds one message from a page: a state report or one
+// microphone frame (20 ms at 16 kHz is 640 bytes).
+const wsMaxMessage = 4096
+
+// wsGUID is RFC 6455 section 1.3's key suffix.
+const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+type tabMsg struct {
+	State string `json:"state"` // audio.TabState
+	Audio string `json:"audio"` // "pcm": start the fallback audio; "off": stop it
+}
+
+// audioSocket is GET /audio/ws?tab=ID, the page's own connection to the
+// phone (RFC 6455 WebSocket on the authenticated session): the page reports
+// its state (ready, microphone blocked, ...) and the socket's life is the
+// page's life. When the page's RTCPeerConnection cannot connect, the call's
+// audio travels here as 16 kHz linear frames. Between calls nothing is sent.
+func (s *Server) audioSocket(c fiber.Ctx) error {
+	ta, okB := s.cfg.Bridge.(TabAudio)
+	if !okB {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": ErrNoAudio.Error()})
+	}
+	tab := c.Query("tab")
+	key := c.Get("Sec-WebSocket-Key")
+	if !tabID.MatchString(tab) || !strings.EqualFold(c.Get("Upgrade"), "websocket") ||
+		c.Get("Sec-WebSocket-Version") != "13" || key == "" {
+		return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"error": "need a WebSocket upgrade with tab"})
+	}
+	// Cross-site WebSocket hijacking: the session cookie is SameSite=Strict,
+	// and the page's own origin is required as well.
+	if c.Get("Origin") != "http://"+string(c.Request().Header.Host()) {
+		return c.Status(fiber.StatusForbidden).JSON(fiber.Map{"error": "origin not allowed"})
+	}
+	sum := sha1.Sum([]byte(key + wsGUID))
+	c.Set("Upgrade", "websocket")
+	c.Set("Connection", "Upgrade")
+	c.Set("Sec-WebSocket-Accept", base64.StdEncoding.EncodeToString(sum[:]))
+	c.Status(fiber.StatusSwitchingProtocols)
+	c.RequestCtx().Hijack(func(conn net.Conn) { s.runAudioSocket(conn, ta, tab) })
+	return nil
+}
+
+// tabSocket is one page's socket; writes come from two goroutines.
+type tabSocket struct {
+	conn net.Conn
+	mu   sync.Mutex
+}
+
+func (t *tabSocket) write(op ws.OpCode, p []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return ws.WriteFrame(t.conn, ws.NewFrame(op, true, p))
+}
+
+func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
+	_ = conn.SetDeadline(timeZero)
+	sock := &tabSocket{conn: conn}
+	stop := make(chan struct{})
+	var link *audio.PCMLink
+	defer func() {
+		close(stop)
+		if link != nil {
+			link.Close()
+		}
+		ta.Gone(tab)
+		_ = conn.Close()
+		s.hub.poke()
+	}()
+	go func() { // the phone stopping ends the socket
+		select {
+		case <-s.hub.done:
+			_ = conn.Close()
+		case <-stop:
+		}
+	}()
+	r := bufio.NewReaderSize(conn, 2*wsMaxMessage)
+	for {
+		op, p, err := readMessage(r)
+		if err != nil {
+			_ = sock.write(ws.OpClose, ws.NewCloseFrameBody(ws.StatusProtocolError, ""))
+			return
+		}
+		switch op {
+		case ws.OpClose:
+			_ = sock.write(ws.OpClose, nil)
+			return
+		case ws.OpPing:
+			_ = sock.write(ws.OpPong, p)
+		case ws.OpText:
+			var m tabMsg
+			if json.Unmarshal(p, &m) != nil {
+				continue
+			}
+			if st, ok := audio.ParseTabState(m.State); ok {
+				ta.Present(tab, st)
+				s.hub.poke()
+			}
+			switch {
+			case m.Audio == "pcm" && link == nil:
+				link = ta.AttachPCM(tab)
+				go pumpPCM(sock, link, stop)
+			case m.Audio == "off" && link != nil:
+				link.Close()
+				link = nil
+			}
+		case ws.OpBinary:
+			if link != nil && len(p)%2 == 0 {
+				pcm := make([]int16, len(p)/2)
+				for i := range pcm {
+					pcm[i] = int16(binary.LittleEndian.Uint16(p[2*i:]))
+				}
+				link.Mic(pcm)
+			}
+		}
+	}
+}
+
+// pumpPCM sends the bridge's frames for the page until the link or the
+// socket ends.
+func pumpPCM(sock *tabSocket, link *audio.PCMLink, stop <-chan struct{}) {
+	buf := make([]byte, 0, 2048)
+	for {
+		select {
+		case <-stop:
+			return
+		case <-link.Done():
+			return
+		case f := <-link.Out():
+			buf = buf[:0]
+			for _, v := range f {
+				buf = binary.LittleEndian.AppendUint16(buf, uint16(v))
+			}
+			if sock.write(ws.OpBinary, buf) != nil {
+				return
+			}
+		}
+	}
+}
+
+// readMessage reads one whole, unfragmented client message of at most
+// wsMaxMessage bytes (RFC 6455 5.2: client frames are masked).
+func readMessage(r io.Reader) (ws.OpCode, []byte, error) {
+	h, err := ws.ReadHeader(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !h.Fin || !h.Masked || h.Length > wsMaxMessage || h.Rsv != 0 {
+		return 0, nil, ErrBadSocketFrame
+	}
+	p := make([]byte, h.Length)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return 0, nil, err
+	}
+	ws.Cipher(p, h.Mask, 0)
+	return h.OpCode, p, nil
+}
+
+var timeZero time.Time
+
+// watchAudio pokes the live pages at every change of the pages' audio
+// states (a page ready, media flowing, a page gone).
+func (s *Server) watchAudio(ctx context.Context) {
+	ta, ok := s.cfg.Bridge.(TabAudio)
+	if !ok {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ta.Changes():
+			s.hub.poke()
+		}
+	}
+}

@@ -1,0 +1,120 @@
+// The two browsers of the audio suites, as users have them: Debian's
+// chromium without --allow-loopback-in-peer-connection (playwright-core)
+// and Debian's firefox-esr with default prefs (puppeteer-core over
+// WebDriver BiDi; playwright's Firefox needs its own build). Both get a
+// fake 440 Hz microphone; Firefox an audio output (a private PulseAudio
+// with a null sink: without one its AudioContext never runs).
+//
+// Only test switches are set: Chromium's fake capture device and file,
+// Firefox's fake stream and its frequency, the permission granted as by a
+// remembered "Allow" for the phone's origin (127.0.0.1) and refused for
+// every other one (localhost: the page with a blocked microphone).
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// page wraps a playwright or puppeteer page in the few calls the suites use.
+function wrap(p) {
+  return {
+    raw: p,
+    goto: (url) => p.goto(url),
+    eval: (fn, arg) => p.evaluate(fn, arg),
+    click: (sel) => p.click(sel),
+    fill: (sel, v) => p.evaluate(([s, x]) => { const el = document.querySelector(s); el.value = x; el.dispatchEvent(new Event('input', { bubbles: true })); }, [sel, v]),
+    text: (sel) => p.evaluate((s) => document.querySelector(s)?.textContent ?? null, sel),
+    // until polls fn in the page until it is truthy (ms at most) and gives its value.
+    async until(what, fn, arg, ms = 15000) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const v = await p.evaluate(fn, arg).catch(() => undefined);
+        if (v) return v;
+        if (Date.now() > end) throw new Error('timed out waiting for ' + what);
+        await sleep(100);
+      }
+    },
+    shot: (path) => p.screenshot({ path }).catch(() => {}),
+    close: () => p.close(),
+  };
+}
+
+async function startPulse(dir) {
+  const sock = join(dir, 'native');
+  const env = { ...process.env, XDG_RUNTIME_DIR: dir, HOME: dir };
+  const pa = spawn('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no',
+    '--log-target=file:' + join(dir, 'pulse.log'),
+    `--load=module-native-protocol-unix auth-anonymous=1 socket=${sock}`,
+    '--load=module-null-sink sink_name=speaker'], { env, stdio: 'ignore' });
+  for (let i = 0; i < 100 && !existsSync(sock); i++) await sleep(50);
+  if (!existsSync(sock)) {
+    pa.kill('SIGKILL');
+    throw new Error('pulseaudio did not start: ' + readFileSync(join(dir, 'pulse.log'), 'utf8').slice(-500));
+  }
+  const penv = { ...env, PULSE_SERVER: 'unix:' + sock };
+  spawnSync('pactl', ['set-default-sink', 'speaker'], { env: penv });
+  return { pa, env: penv };
+}
+
+// launch starts the browser; origin is the phone's (granted the microphone).
+// It gives { name, page(), blockedPage(), close() }: page() a tab in the
+// granted profile, blockedPage() one whose microphone is blocked.
+export async function launch(name, origin, micWav) {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-' + name + '-'));
+  if (name === 'chromium') {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required',
+        '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
+    });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await ctx.grantPermissions(['microphone'], { origin });
+    let blocked;
+    return {
+      name,
+      page: async () => wrap(await ctx.newPage()),
+      // A person's "Block" on the site's microphone permission (CDP; the
+      // page then reads "denied" from navigator.permissions).
+      async blockedPage(blockedOrigin) {
+        blocked = await browser.newContext();
+        const cdp = await browser.newBrowserCDPSession();
+        const { browserContextIds } = await cdp.send('Target.getBrowserContexts');
+        for (const id of browserContextIds) {
+          await cdp.send('Browser.setPermission', { permission: { name: 'microphone' }, setting: 'denied', origin: blockedOrigin, browserContextId: id }).catch(() => {});
+        }
+        return wrap(await blocked.newPage());
+      },
+      close: async () => { await browser.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }); },
+    };
+  }
+  const pulse = await startPulse(dir);
+  const perm = join(dir, 'permissions');
+  writeFileSync(perm, `origin\tmicrophone\t1\t${origin}\n`);
+  const profile = join(dir, 'profile');
+  mkdirSync(profile);
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr', headless: true,
+    userDataDir: profile, env: pulse.env, protocolTimeout: 60000,
+    extraPrefsFirefox: {
+      'permissions.manager.defaultsUrl': 'file://' + perm, // the remembered "Allow" for the phone's origin
+      'permissions.default.microphone': 2, // every other origin: blocked (the blocked page)
+      'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
+      'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
+      'media.autoplay.default': 0,
+    },
+  });
+  return {
+    name,
+    page: async () => wrap(await browser.newPage()),
+    blockedPage: async () => wrap(await browser.newPage()),
+    close: async () => {
+      await browser.close().catch(() => {});
+      pulse.pa.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
