@@ -39,6 +39,7 @@ type Phone struct {
 	trace    *sipTrace     // recent SIP messages (SIPTrace)
 	kaUDP    time.Duration // keep-alive interval on UDP
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
+	outboxOf func(Event) []store.OutboxEvent // OutboxInterrupted
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -102,11 +103,7 @@ func (p *Phone) Serve(ctx context.Context) error {
 	hctx, hcancel := context.WithCancel(context.Background())
 	hdone := make(chan struct{})
 	if p.db != nil {
-		if n, err := p.db.CloseOpenHistory(ctx, ReasonCrashed, time.Now()); err != nil {
-			p.log.Warn("closing history left open", "error", err)
-		} else if n > 0 {
-			p.log.Info("closed history entries left open by the last run", "n", n)
-		}
+		p.recoverInterrupted(ctx)
 		sub := p.bus.Subscribe(64, true)
 		go func() { defer close(hdone); p.writeHistory(hctx, sub) }()
 	} else {

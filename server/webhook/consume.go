@@ -60,7 +60,7 @@ func (s *Sender) Subscribe(bus *sipua.Bus) *sipua.Subscription {
 // Keep tells whether an event would be queued now: a call event of a kind
 // not silenced, while webhooks are on.
 func (s *Sender) Keep(e sipua.Event) bool {
-	return sipua.IsCallEvent(e.Kind) && s.wants(string(e.Kind))
+	return sipua.IsCallEvent(e.Kind) && !e.Recovered && s.wants(string(e.Kind))
 }
 
 // read moves one subscription's call events into the outbox until ctx ends
