@@ -35,11 +35,13 @@ type Phone struct {
 	wg       sync.WaitGroup
 	stopping chan struct{} // closed when Serve begins to shut down
 	stopOnce sync.Once
-	noAnswer time.Duration                   // outgoing calls ringing longer end with no-answer
-	trace    *sipTrace                       // recent SIP messages (SIPTrace)
-	kaUDP    time.Duration                   // keep-alive interval on UDP
-	kaTCP    time.Duration                   // keep-alive interval on TCP and TLS
-	outboxOf func(Event) []store.OutboxEvent // OutboxInterrupted
+	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
+	trace    *sipTrace     // recent SIP messages (SIPTrace)
+	kaUDP    time.Duration // keep-alive interval on UDP
+	kaTCP    time.Duration // keep-alive interval on TCP and TLS
+
+	// OutboxInterrupted (recover.go)
+	outboxOf func(Event) []store.OutboxEvent
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
