@@ -62,10 +62,7 @@ func OpenDB(path string) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
 	defer cancel()
-	if _, err := db.replayJournal(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
+	db.replayJournal(ctx) // never stops the start: JournalReplay tells what happened
 	return db, nil
 }
 

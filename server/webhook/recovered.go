@@ -22,3 +22,7 @@ func (s *Sender) Outboxed(e sipua.Event) []store.OutboxEvent {
 	return []store.OutboxEvent{{DeliveryID: uuid.NewString(), CallID: e.Call.ID, Event: string(e.Kind),
 		Fields: p, NextAt: now, CreatedAt: now}}
 }
+
+// The outbox's default capacity is the store's journal bound: this does not
+// compile when they differ (a negative constant is no uint).
+const _ = uint(DefaultCapacity-store.OutboxCapacity) + uint(store.OutboxCapacity-DefaultCapacity)
