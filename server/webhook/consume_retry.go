@@ -39,4 +39,3 @@ func (r *reader) bound() {
 		r.s.dropped(errors.Join(ErrQueueFull, errors.New("waiting for the disk")), ev)
 	}
 }
-
