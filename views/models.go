@@ -16,6 +16,8 @@ type Page struct {
 	Flash           string
 	Calls           []CallView // the live calls list, rendered at once
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
+	// DiskFull shows the banner that history and recordings cannot be saved.
+	DiskFull bool
 }
 
 // AccountView is one line with its registration state.

@@ -65,6 +65,7 @@ func (s *Server) writeState(w *bufio.Writer) error {
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, attached)},
+		{"disk", diskFragment(s)},
 	}
 	for _, p := range parts {
 		var buf bytes.Buffer

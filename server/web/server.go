@@ -66,6 +66,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: newSessions()}
 	s.hub = newHub()
+	s.watchDisk()
 	s.app = fiber.New(fiber.Config{
 		Immutable:    true, // values from c.Params/c.Query outlive the handler
 		ReadTimeout:  30 * time.Second,
