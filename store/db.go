@@ -58,6 +58,7 @@ func OpenDB(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	removeLeftovers(filepath.Dir(path), ".disk-probe-*") // a probe a kill cut short (disk.go)
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
 	db.journal.path = journalPath(path)
 	if err := migrate(g); err != nil {
