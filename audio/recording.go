@@ -3,6 +3,7 @@ package audio
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -40,6 +41,7 @@ type recorder struct {
 	once          sync.Once
 	frames        int64
 	err           error
+	log           *slog.Logger // recording_fail.go
 }
 
 // StartRecording starts recording the call (modes none/all/on-demand are
@@ -72,7 +74,7 @@ func (s *Session) StartRecording(ctx context.Context) (RecordingInfo, error) {
 		return RecordingInfo{}, err
 	}
 	r := &recorder{local: newFIFO(300), remote: newFIFO(300), info: info, home: cfg.Home,
-		sink: cfg.Recordings, onDone: cfg.OnRecording, w: w, done: make(chan struct{})}
+		sink: cfg.Recordings, onDone: cfg.OnRecording, w: w, done: make(chan struct{}), log: s.eng.log}
 	if r.sink != nil {
 		if err := r.sink.CreateRecording(ctx, info); err != nil {
 			w.close()
@@ -139,8 +141,13 @@ func (r *recorder) loop() {
 		for i := range l {
 			st[2*i], st[2*i+1] = l[i], rt[i]
 		}
-		if err := r.w.write(st); err != nil && r.err == nil {
+		if err := r.w.write(st); err != nil {
+			// The disk is full (or the file is gone): the recording stops
+			// here, cleanly, instead of failing 50 times a second; stop
+			// completes the file with what was written (issue 14).
 			r.err = err
+			r.failed(err)
+			return
 		}
 		r.frames++
 	}

@@ -65,6 +65,14 @@ func (w *wavWriter) write(samples []int16) error {
 // close fixes the header and reports the file size.
 func (w *wavWriter) close() (int64, error) {
 	err := w.w.Flush()
+	if err != nil {
+		// Not all of it reached the file (a full disk): the header gives
+		// the whole frames that did, so the file plays up to there.
+		if st, e := w.f.Stat(); e == nil && st.Size() >= 44 {
+			align := int64(2 * w.ch)
+			w.n = uint32(min(int64(w.n), (st.Size()-44)/align*align))
+		}
+	}
 	if _, e := w.f.WriteAt(wavHeader(w.rate, w.ch, w.n), 0); err == nil {
 		err = e
 	}

@@ -32,4 +32,8 @@ type Event struct {
 	Call         Call      // for call events and DTMF
 	Registration Registration
 	Digit        string // for EventDTMF: the digit received
+	// Recovered marks the call-ended published at start for a call a crash
+	// cut off: its history entry is closed and its webhook is in the
+	// outbox already (recover.go).
+	Recovered bool
 }

@@ -8,10 +8,15 @@ import (
 )
 
 // writeHistory is the history subscriber: a lossless subscription, so every
-// call leaves one entry, written when it starts and completed when it ends
-// (a crash leaves it open; CloseOpenHistory closes it at the next start).
+// call leaves one entry, written when it starts, answered when it is
+// answered, kept alive by a heartbeat and completed when it ends (a crash
+// leaves it open; recoverInterrupted closes it at the next start). Writes
+// that fail wait in memory (history_live.go).
 func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 	defer sub.Close()
+	w := newHistoryWriter(p)
+	tick := time.NewTicker(aliveEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -20,10 +25,12 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 				select {
 				case e, ok := <-sub.C():
 					if !ok {
+						w.flush()
 						return
 					}
-					p.historyEvent(e)
+					w.event(e)
 				default:
+					w.flush()
 					return
 				}
 			}
@@ -31,29 +38,12 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 			if !ok {
 				return
 			}
-			p.historyEvent(e)
+			w.event(e)
+		case <-tick.C:
+			w.tick()
+		case <-w.retry.C:
+			w.flush()
 		}
-	}
-}
-
-func (p *Phone) historyEvent(e Event) {
-	if e.Kind != EventCallStarted && e.Kind != EventCallEnded {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	h := historyEntry(e.Call)
-	if h.Name == "" {
-		h.Name = p.contactName(h.Number)
-	}
-	var err error
-	if e.Kind == EventCallStarted {
-		err = p.db.StartHistory(ctx, h)
-	} else {
-		err = p.db.FinishHistory(ctx, h)
-	}
-	if err != nil {
-		p.log.Error("history", "call", e.Call.ID, "event", e.Kind, "error", err)
 	}
 }
 

@@ -41,6 +41,9 @@ type Phone struct {
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
 	refused  refusedCounter
 	ringing  int // incoming calls not yet answered or refused (ringing.go), under mu
+
+	// OutboxInterrupted (recover.go)
+	outboxOf func(Event) []store.OutboxEvent
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -104,11 +107,7 @@ func (p *Phone) Serve(ctx context.Context) error {
 	hctx, hcancel := context.WithCancel(context.Background())
 	hdone := make(chan struct{})
 	if p.db != nil {
-		if n, err := p.db.CloseOpenHistory(ctx, ReasonCrashed, time.Now()); err != nil {
-			p.log.Warn("closing history left open", "error", err)
-		} else if n > 0 {
-			p.log.Info("closed history entries left open by the last run", "n", n)
-		}
+		p.recoverInterrupted(ctx)
 		sub := p.bus.Subscribe(64, true)
 		go func() { defer close(hdone); p.writeHistory(hctx, sub) }()
 	} else {

@@ -23,12 +23,16 @@ type DB struct {
 	outbox      outboxCount   // events in the outbox (outbox.go)
 	contacts    contactIndex  // contacts by number key (contacts_cache.go)
 	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
+	disk        diskState     // the disk-full state (disk.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
 // timeout, and BEGIN IMMEDIATE so a read-then-write transaction takes the
 // write lock at once instead of failing with SQLITE_BUSY when it upgrades.
-const dsnPragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+const dsnPragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate" +
+	// After a checkpoint the WAL is cut back to 4 MiB: what a burst or a
+	// full disk made it grow to does not stay taken (issue 14).
+	"&_pragma=journal_size_limit(4194304)"
 
 // OpenDB opens (creating it if needed) the database at path and applies the
 // migrations. A database written by a newer program gives ErrSchemaTooNew and
@@ -54,6 +58,7 @@ func OpenDB(path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	removeLeftovers(filepath.Dir(path), ".disk-probe-*") // a probe a kill cut short (disk.go)
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
 	db.journal.path = journalPath(path)
 	if err := migrate(g); err != nil {
@@ -62,10 +67,7 @@ func OpenDB(path string) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
 	defer cancel()
-	if _, err := db.replayJournal(ctx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
+	db.replayJournal(ctx) // never stops the start: JournalReplay tells what happened
 	return db, nil
 }
 

@@ -20,4 +20,7 @@ var (
 	ErrExists = errors.New("already exists")
 	// ErrSettings: settings.json could not be read or holds a bad value.
 	ErrSettings = errors.New("bad settings")
+	// ErrJournalFull: the outbox journal holds the outbox's capacity of
+	// events already; the caller writes to the outbox directly.
+	ErrJournalFull = errors.New("outbox journal full")
 )

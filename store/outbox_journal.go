@@ -1,14 +1,10 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"sync"
 	"time"
@@ -33,6 +29,11 @@ type outboxJournal struct {
 	f       *os.File // nil until the first append
 	pending int      // events appended since the journal was last emptied
 	buf     bytes.Buffer
+	size    int64 // bytes in the file since it was last emptied (a failed append is cut back to it)
+	limit   int   // events it holds at most: the outbox's capacity (SetOutboxCapacity)
+
+	replayDropped int   // events the replay at open dropped beyond the capacity
+	replayErr     error // why the replay at open failed (the journal is then kept for the next start)
 }
 
 // journalLine is one event in the journal (short keys: it is written for
@@ -47,8 +48,10 @@ type journalLine struct {
 	CreatedAt  int64             `json:"t"`
 }
 
-// replayTimeout bounds the replay at open.
-const replayTimeout = 30 * time.Second
+// replayTimeout bounds the replay at open. The replay stores at most the
+// outbox's capacity and only counts the lines beyond (outbox_replay.go), so
+// it takes a fraction of a second even for a journal of 400,000 lines.
+const replayTimeout = 10 * time.Second
 
 func journalPath(dbPath string) string { return dbPath + "-outbox.jnl" }
 
@@ -59,6 +62,9 @@ func (db *DB) JournalOutbox(evs []OutboxEvent) error {
 	j := &db.journal
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.pending+len(evs) > j.limitOr() {
+		return fmt.Errorf("outbox journal: %w", ErrJournalFull)
+	}
 	if j.f == nil {
 		f, err := os.OpenFile(j.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -77,9 +83,16 @@ func (db *DB) JournalOutbox(evs []OutboxEvent) error {
 			return fmt.Errorf("outbox journal: %w", err)
 		}
 	}
-	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
+	n, err := j.f.Write(j.buf.Bytes())
+	if err != nil {
+		if n > 0 {
+			// A short write (a full disk) would glue a torn line to the
+			// next one: cut the file back to its last whole line.
+			_ = j.f.Truncate(j.size)
+		}
 		return fmt.Errorf("outbox journal: %w", err)
 	}
+	j.size += int64(n)
 	j.pending += len(evs)
 	return nil
 }
@@ -96,68 +109,40 @@ func (db *DB) EnqueueJournaled(ctx context.Context, evs []OutboxEvent, capacity 
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.pending = max(0, j.pending-len(evs))
-	if j.pending == 0 && j.f != nil {
+	if j.pending == 0 && j.f != nil && j.size > 0 {
 		if err := j.f.Truncate(0); err != nil {
 			return n, fmt.Errorf("outbox journal: %w", err)
 		}
+		j.size = 0
 	}
 	return n, nil
 }
 
-// replayJournal moves what a crash left in the journal into the outbox, in
-// journal order, skipping events the outbox or the delivery log already
-// has; then it empties the journal. A torn last line is skipped.
-func (db *DB) replayJournal(ctx context.Context) (int, error) {
-	f, err := os.Open(db.journal.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+// limitOr is the journal's bound: the capacity given, else OutboxCapacity.
+func (j *outboxJournal) limitOr() int {
+	if j.limit > 0 {
+		return j.limit
 	}
-	if err != nil {
-		return 0, fmt.Errorf("outbox journal: %w", err)
-	}
-	defer f.Close()
-	var evs []OutboxEvent
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		var jl journalLine
-		if len(line) > 0 && json.Unmarshal(line, &jl) == nil && jl.DeliveryID != "" {
-			evs = append(evs, OutboxEvent{DeliveryID: jl.DeliveryID, CallID: jl.CallID, Event: jl.Event,
-				Fields: jl.Fields, Attempts: jl.Attempts, NextAt: fromTS(jl.NextAt), CreatedAt: fromTS(jl.CreatedAt)})
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, fmt.Errorf("outbox journal: %w", err)
-		}
-	}
-	sdb, err := db.raw()
-	if err != nil {
-		return 0, err
-	}
-	var fresh []OutboxEvent
-	for _, e := range evs {
-		var known int
-		err := sdb.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM outbox WHERE delivery_id = ?) +
-			(SELECT COUNT(*) FROM deliveries WHERE delivery_id = ?)`, e.DeliveryID, e.DeliveryID).Scan(&known)
-		if err != nil {
-			return 0, fmt.Errorf("outbox journal: %w", err)
-		}
-		if known == 0 {
-			fresh = append(fresh, e)
-		}
-	}
-	// The journal held events the sender had accepted: they are stored
-	// whatever the capacity (at most a few hundred milliseconds of events).
-	n, err := db.EnqueueOutboxBatch(ctx, fresh, math.MaxInt)
-	if err != nil {
-		return 0, err
-	}
-	if err := os.Truncate(db.journal.path, 0); err != nil {
-		return n, fmt.Errorf("outbox journal: %w", err)
-	}
-	return n, nil
+	return OutboxCapacity
+}
+
+// SetOutboxCapacity tells the store the webhook outbox's capacity: the
+// journal holds at most that many events (JournalOutbox refuses more with
+// ErrJournalFull) and the replay at the next open stores at most that many.
+func (db *DB) SetOutboxCapacity(n int) {
+	db.journal.mu.Lock()
+	db.journal.limit = n
+	db.journal.mu.Unlock()
+}
+
+// JournalReplay reports the replay of the journal at open: how many events
+// beyond the outbox's capacity it dropped (they count in
+// webhooks_dropped_total) and, when it failed, why (the journal is then
+// kept for the next start and not written this run).
+func (db *DB) JournalReplay() (dropped int, err error) {
+	db.journal.mu.Lock()
+	defer db.journal.mu.Unlock()
+	return db.journal.replayDropped, db.journal.replayErr
 }
 
 // closeJournal closes the journal file.

@@ -1,6 +1,9 @@
 package store
 
-import "sync"
+import (
+	"path/filepath"
+	"sync"
+)
 
 // SettingsStore is the one place settings change: it holds the current
 // settings, saves each change atomically and then tells the watchers. It is
@@ -26,6 +29,7 @@ type watcher struct {
 
 // NewSettingsStore loads the settings at path (see LoadSettings).
 func NewSettingsStore(path string) (*SettingsStore, error) {
+	removeLeftovers(filepath.Dir(path), settingsLeftovers(path)) // of saves a kill cut short (leftovers.go)
 	s, err := LoadSettings(path)
 	if err != nil {
 		return nil, err

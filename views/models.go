@@ -17,9 +17,11 @@ type Page struct {
 	Calls           []CallView // the live calls list, rendered at once
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
 	// OriginAsks are web origins waiting for the person's Allow or Deny.
-	OriginAsks []string
-	AudioHolder     string     // the tab holding the audio at render time ("" none)
-	AudioLive       bool       // its media flows
+	OriginAsks  []string
+	AudioHolder string // the tab holding the audio at render time ("" none)
+	AudioLive   bool   // its media flows
+	// DiskFull shows the banner that history and recordings cannot be saved.
+	DiskFull bool
 }
 
 // AccountView is one line with its registration state.

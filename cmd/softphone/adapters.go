@@ -80,3 +80,7 @@ func dialCommand(o options, stdout interface{ Write([]byte) (int, error) }) erro
 	_, err = stdout.Write([]byte("calling " + o.args[1] + " (call " + id + ")\n"))
 	return err
 }
+
+// RecordingFailed: a recording stopped because its file could not be
+// written; a full disk puts up the pages' banner (issue 14).
+func (s recordingSink) RecordingFailed(_ audio.RecordingInfo, err error) { s.db.NoteWrite(err) }

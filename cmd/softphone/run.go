@@ -63,7 +63,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer db.Close()
 
-	bus := sipua.NewBus()
+	bus := sipua.NewBusAfterRuns() // /events ids rise across restarts (issue 14)
 	counters := metrics.New()
 	transcripts := sipua.NewTranscripts(sipua.TranscriptsConfig{DB: db, Secrets: secrets, Home: o.home, Settings: settings.Get, Logger: log})
 	onRecording := func(r audio.RecordingInfo) {
@@ -86,6 +86,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	openPage := func() bool { // POST /calls with no tab holding the audio
 		return !o.noBrowser && webServer != nil && openBrowser(webServer.LoginURL(), log)
 	}
+	phone.OutboxInterrupted(sender.Outboxed) // a crash's open calls end in the outbox too (issue 14)
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
 		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log,
 		Audio: engine.Bridge(), OpenPage: openPage})

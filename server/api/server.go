@@ -63,6 +63,8 @@ type Server struct {
 	live *listener // nil while off
 
 	failedPort int // the port last found taken (Serve's goroutine only)
+
+	sub *sipua.Subscription // the bus, from New on: /events sees what the phone publishes at start
 }
 
 // listener is one running fiber app on one port.
@@ -93,6 +95,12 @@ func New(cfg Config) *Server {
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
 	s.routeTable = s.routes()
+	if cfg.Bus != nil {
+		// Subscribed here, not in Serve: the call-ended of calls a crash cut
+		// off is published as the phone starts (issue 14), maybe before
+		// Serve runs, and /events must have it.
+		s.sub = cfg.Bus.Subscribe(256, true)
+	}
 	return s
 }
 
@@ -118,10 +126,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		default:
 		}
 	})
-	if s.cfg.Bus != nil {
-		sub := s.cfg.Bus.Subscribe(256, true)
-		defer sub.Close()
-		go s.follow(ctx, sub)
+	if s.sub != nil {
+		defer s.sub.Close()
+		go s.follow(ctx, s.sub)
 	}
 	st := s.cfg.Settings.Get()
 	s.cur.Store(&st)

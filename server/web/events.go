@@ -68,6 +68,7 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},
+		{"disk", diskFragment(s)},
 	}
 	for _, p := range parts {
 		var buf bytes.Buffer

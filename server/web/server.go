@@ -75,6 +75,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Origins != nil {
 		cfg.Origins.OnChange(s.hub.poke) // a question comes or goes: open pages show it
 	}
+	s.watchDisk()
 	fc := fiber.Config{
 		Immutable:    true, // values from c.Params/c.Query outlive the handler
 		BodyLimit:    8 << 20,

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,6 +48,8 @@ type reader struct {
 	last  time.Time           // the last write
 	timer *time.Timer         // the next write, while armed
 	armed bool
+	retry storeBackoff // while the outbox cannot be written: the batch waits (consume_retry.go)
+	rlog  rateLog
 }
 
 // Subscribe is the sender's subscription to bus: bounded (DefaultBuffer), and
@@ -60,7 +63,7 @@ func (s *Sender) Subscribe(bus *sipua.Bus) *sipua.Subscription {
 // Keep tells whether an event would be queued now: a call event of a kind
 // not silenced, while webhooks are on.
 func (s *Sender) Keep(e sipua.Event) bool {
-	return sipua.IsCallEvent(e.Kind) && s.wants(string(e.Kind))
+	return sipua.IsCallEvent(e.Kind) && !e.Recovered && s.wants(string(e.Kind))
 }
 
 // read moves one subscription's call events into the outbox until ctx ends
@@ -84,15 +87,24 @@ func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 			from := len(r.batch)
 			r.take(e)
 			r.takeWaiting()
+			if r.retry.failing() {
+				r.bound() // before the journal: what it drops was never journaled
+				from = min(from, len(r.batch))
+			}
 			s.busDrops(sub, &r.seen)
 			journaled := true
 			if len(r.batch) > from {
 				if err := s.db.JournalOutbox(r.batch[from:]); err != nil {
-					s.log.Warn("webhook events written straight to the outbox", "err", err)
+					if !errors.Is(err, store.ErrJournalFull) && !r.retry.failing() {
+						r.rlog.fail(s.log, "webhook events written straight to the outbox", err)
+					}
 					journaled = false
 				}
 			}
 			switch {
+			case r.retry.failing():
+				// The outbox cannot be written: the batch waits in memory
+				// (bounded by the capacity) for the retry timer.
 			case !journaled || len(r.batch) == 0 || len(r.batch) >= maxBatch || time.Since(r.last) >= coalesceWindow:
 				r.flush(ctx)
 			case !r.armed:
@@ -167,6 +179,12 @@ func (r *reader) flush(ctx context.Context) {
 		s.wmu.Lock()
 		n, err := s.db.EnqueueJournaled(ctx, r.batch, s.cfg.Capacity)
 		s.wmu.Unlock()
+		s.noteWrite(err)
+		if err != nil && ctx.Err() == nil {
+			r.failed(err) // the batch stays, and is tried again after a wait
+			return
+		}
+		r.recovered()
 		if err == nil {
 			err = ErrQueueFull
 		}

@@ -43,12 +43,13 @@ func (s *Sender) dispatch(ctx context.Context) {
 			ready = ready[:0]
 		} else {
 			if ask && len(ready) == 0 && len(inflight) < s.cfg.Workers {
-				due, err := s.db.DueOutbox(ctx, time.Now(), dueBatch)
+				now := time.Now()
+				due, err := s.db.DueOutbox(ctx, now, dueBatch)
 				if err != nil && ctx.Err() == nil {
-					s.log.Error("webhook outbox", "err", err)
+					s.readLog.fail(s.log, "webhook outbox not read", err)
 				}
 				for _, ev := range due {
-					if !inflight[key(ev)] {
+					if !inflight[key(ev)] && !s.marks.hold(&ev, now) {
 						ready = append(ready, ev)
 					}
 				}
@@ -74,6 +75,7 @@ func (s *Sender) dispatch(ctx context.Context) {
 		case <-s.wake:
 			ask = true
 		case <-poll.C:
+			s.storeMarks(ctx)
 			ask = true
 		}
 	}
@@ -114,11 +116,17 @@ func (s *Sender) deliver(ctx context.Context, ev store.OutboxEvent) {
 		s.finish(wctx, ev, status, false, expired(s.cfg.MaxAge, errText(err)))
 		return
 	}
+	text := errText(err)
 	s.wmu.Lock()
-	err = s.db.OutboxAttempt(wctx, ev.Seq, status, errText(err), next)
+	err = s.db.OutboxAttempt(wctx, ev.Seq, status, text, next)
 	s.wmu.Unlock()
-	if err != nil {
-		s.log.Error("webhook outbox", "err", err)
+	s.noteWrite(err)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		// Not written (a full disk): the next try still waits for next.
+		s.marks.add(ev.Seq, mark{status: status, errText: text, next: next, attempts: ev.Attempts + 1})
+		s.marks.mu.Lock()
+		s.marks.rlog.fail(s.log, "webhook outcomes not written; kept in memory and tried again", err)
+		s.marks.mu.Unlock()
 	}
 }
 
@@ -126,8 +134,14 @@ func (s *Sender) finish(ctx context.Context, ev store.OutboxEvent, status int, o
 	s.wmu.Lock()
 	err := s.db.OutboxDone(ctx, ev.Seq, status, ok, errText)
 	s.wmu.Unlock()
-	if err != nil {
-		s.log.Error("webhook outbox", "err", err)
+	s.noteWrite(err)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		// Not written (a full disk): never sent again while the process
+		// lives; storeMarks writes it later.
+		s.marks.add(ev.Seq, mark{done: true, status: status, ok: ok, errText: errText, attempts: ev.Attempts + 1})
+		s.marks.mu.Lock()
+		s.marks.rlog.fail(s.log, "webhook outcomes not written; kept in memory and tried again", err)
+		s.marks.mu.Unlock()
 	}
 	if !ok {
 		s.log.Warn("webhook given up", "event", ev.Event, "call", ev.CallID, "delivery", ev.DeliveryID, "err", errText)

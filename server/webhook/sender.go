@@ -36,6 +36,9 @@ type Sender struct {
 	drops   atomic.Uint64 // events dropped, for the log
 	wmu     sync.Mutex    // one outbox write at a time: SQLite has one writer, and waiting here is cheaper than its busy handler's sleeps
 	handled atomic.Uint64 // bus events handled by the readers
+
+	marks   marks   // outcomes not yet written (marks.go)
+	readLog rateLog // failures of reading the outbox, logged at most once a minute
 }
 
 // New builds a Sender; it sends nothing until Serve runs.
@@ -60,6 +63,9 @@ func New(cfg Config) *Sender {
 		wake:   make(chan struct{}, 1),
 	}
 	s.Apply(cfg.Settings)
+	if j, ok := cfg.DB.(interface{ SetOutboxCapacity(int) }); ok {
+		j.SetOutboxCapacity(cfg.Capacity) // the journal holds no more than the outbox
+	}
 	return s
 }
 

@@ -12,6 +12,7 @@ import (
 // subscriptions already hold and waits for deliveries in flight (cancelled
 // ones stay queued for the next start). It returns nil after a clean stop.
 func (s *Sender) Serve(ctx context.Context) error {
+	s.reportReplay()
 	var wg sync.WaitGroup
 	reading := make(map[*sipua.Subscription]bool)
 	start := func() {
@@ -33,6 +34,25 @@ func (s *Sender) Serve(ctx context.Context) error {
 			return nil
 		case <-s.newSub:
 			start()
+		}
+	}
+}
+
+// reportReplay counts the events the journal replay at open dropped beyond
+// the outbox's capacity in webhooks_dropped_total, and logs what happened.
+func (s *Sender) reportReplay() {
+	j, ok := s.db.(interface{ JournalReplay() (int, error) })
+	if !ok {
+		return
+	}
+	dropped, err := j.JournalReplay()
+	if err != nil {
+		s.log.Error("webhook journal not replayed; kept for the next start", "err", err)
+	}
+	if dropped > 0 {
+		s.log.Warn("webhook events of the journal dropped: the outbox was full", "dropped", dropped, "capacity", s.cfg.Capacity)
+		for range dropped {
+			s.cfg.Metrics.WebhookDropped()
 		}
 	}
 }

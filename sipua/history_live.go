@@ -1,0 +1,218 @@
+package sipua
+
+import (
+	"context"
+	"time"
+
+	"github.com/softphone/softphone/store"
+)
+
+// The history subscriber writes what happens when it happens (issue 14):
+// the entry when the call starts, the answer when it is answered, the
+// moment each live call was last known alive every aliveEvery, and the end.
+// A write that fails (a full disk) is kept in memory, in order, with every
+// write after it, and tried again with backoff until it succeeds, so no call
+// made while the disk is full is lost while the process lives.
+
+// aliveEvery is the heartbeat of live calls: a crash costs at most this much
+// talk time. One UPDATE for all live calls, only while there are any.
+const aliveEvery = 2 * time.Second
+
+// maxPendingHistory bounds the writes kept in memory while the disk is full
+// (each call makes at most three; 100,000 is a very long outage).
+const maxPendingHistory = 100_000
+
+// answerDB is what the answer and the heartbeat need of the store.
+type answerDB interface {
+	AnswerHistory(ctx context.Context, callID string, at time.Time, answeredBy string) error
+	HistoryAlive(ctx context.Context, callIDs []string, at time.Time) error
+}
+
+// diskNoter hears the outcome of every write (store.DB: the disk-full state
+// behind the page's banner).
+type diskNoter interface{ NoteWrite(err error) }
+
+type historyKind uint8
+
+const (
+	histStart historyKind = iota
+	histAnswer
+	histFinish
+)
+
+// historyOp is one history write.
+type historyOp struct {
+	kind historyKind
+	h    store.HistoryEntry
+}
+
+// historyWriter is the state of the history subscriber's goroutine.
+type historyWriter struct {
+	p        *Phone
+	live     map[string]bool // calls started and not ended
+	answered map[string]bool // live calls whose answer is written or queued
+	pending  []historyOp     // writes that failed and those after them
+	lost     int             // writes dropped beyond maxPendingHistory
+	backoff  retryBackoff
+	retry    *time.Timer
+	armed    bool
+	rlog     rateLog
+}
+
+func newHistoryWriter(p *Phone) *historyWriter {
+	w := &historyWriter{p: p, live: map[string]bool{}, answered: map[string]bool{},
+		backoff: retryBackoff{min: time.Second, max: 30 * time.Second}, retry: time.NewTimer(time.Hour)}
+	w.retry.Stop()
+	return w
+}
+
+// event turns a bus event into the writes it needs.
+func (w *historyWriter) event(e Event) {
+	c := e.Call
+	switch e.Kind {
+	case EventCallStarted:
+		w.live[c.ID] = true
+		h := historyEntry(c)
+		if h.Name == "" {
+			h.Name = w.p.contactName(h.Number)
+		}
+		w.do(historyOp{kind: histStart, h: h})
+		if !c.AnsweredAt.IsZero() {
+			w.answer(c)
+		}
+	case EventCallStateChanged:
+		if !c.AnsweredAt.IsZero() && w.live[c.ID] && !w.answered[c.ID] {
+			w.answer(c)
+		}
+	case EventCallEnded:
+		delete(w.live, c.ID)
+		delete(w.answered, c.ID)
+		h := historyEntry(c)
+		if h.Name == "" {
+			h.Name = w.p.contactName(h.Number)
+		}
+		w.do(historyOp{kind: histFinish, h: h})
+	}
+}
+
+func (w *historyWriter) answer(c Call) {
+	if _, ok := w.p.db.(answerDB); !ok {
+		return
+	}
+	w.answered[c.ID] = true
+	by := c.AnsweredBy
+	if by == "" {
+		by = "no" // a person, unless the phone learned otherwise (Flat)
+	}
+	w.do(historyOp{kind: histAnswer, h: store.HistoryEntry{CallID: c.ID, AnsweredAt: c.AnsweredAt, AnsweredBy: by}})
+}
+
+// do writes op now, or queues it behind writes that are waiting.
+func (w *historyWriter) do(op historyOp) {
+	if len(w.pending) > 0 || w.backoff.failing() {
+		w.queue(op)
+		return
+	}
+	if err := w.write(op); err != nil {
+		w.failed(err, op.h.CallID)
+		w.queue(op)
+	}
+}
+
+func (w *historyWriter) queue(op historyOp) {
+	if len(w.pending) >= maxPendingHistory {
+		w.lost++
+		if w.lost == 1 || w.lost%1000 == 0 {
+			w.p.log.Error("history write dropped: too many waiting for the disk", "call", op.h.CallID, "dropped", w.lost)
+		}
+		return
+	}
+	w.pending = append(w.pending, op)
+	w.arm()
+}
+
+// write makes one write.
+func (w *historyWriter) write(op historyOp) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var err error
+	switch op.kind {
+	case histStart:
+		err = w.p.db.StartHistory(ctx, op.h)
+	case histAnswer:
+		err = w.p.db.(answerDB).AnswerHistory(ctx, op.h.CallID, op.h.AnsweredAt, op.h.AnsweredBy)
+	case histFinish:
+		err = w.p.db.FinishHistory(ctx, op.h)
+	}
+	w.note(err)
+	return err
+}
+
+func (w *historyWriter) note(err error) {
+	if n, ok := w.p.db.(diskNoter); ok {
+		n.NoteWrite(err)
+	}
+}
+
+// failed backs off and logs (at most once a minute).
+func (w *historyWriter) failed(err error, callID string) {
+	w.backoff.next()
+	w.rlog.fail(w.p.log, "history not written; kept in memory and tried again", err, "call", callID, "waiting", len(w.pending)+1)
+	w.arm()
+}
+
+func (w *historyWriter) arm() {
+	if !w.armed {
+		w.retry.Reset(max(w.backoff.cur, time.Second))
+		w.armed = true
+	}
+}
+
+// flush tries the waiting writes in order, stopping at the first failure.
+func (w *historyWriter) flush() {
+	w.armed = false
+	for len(w.pending) > 0 {
+		if err := w.write(w.pending[0]); err != nil {
+			w.failed(err, w.pending[0].h.CallID)
+			return
+		}
+		w.pending[0] = historyOp{}
+		w.pending = w.pending[1:]
+	}
+	w.pending = nil
+	if w.backoff.failing() && w.heartbeat() {
+		return
+	}
+	w.backoff.reset()
+	w.rlog.ok(w.p.log, "history written again")
+}
+
+// heartbeat writes the moment the live calls were last known alive; it
+// reports whether that failed (then the writer backs off).
+func (w *historyWriter) heartbeat() (failed bool) {
+	a, ok := w.p.db.(answerDB)
+	if !ok || len(w.live) == 0 {
+		return false
+	}
+	ids := make([]string, 0, len(w.live))
+	for id := range w.live {
+		ids = append(ids, id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := a.HistoryAlive(ctx, ids, time.Now())
+	w.note(err)
+	if err != nil {
+		w.failed(err, "")
+		return true
+	}
+	return false
+}
+
+// tick is the heartbeat's turn: skipped while writes wait for the disk
+// (the retry writes it when they succeed).
+func (w *historyWriter) tick() {
+	if len(w.pending) == 0 && !w.backoff.failing() {
+		w.heartbeat()
+	}
+}
