@@ -16,6 +16,9 @@ type Page struct {
 	Flash           string
 	Calls           []CallView // the live calls list, rendered at once
 	Hotkeys         string     // JSON of settings hotkeys, for phone.ts
+	// Notices tell what the phone did to live beside other programs (a
+	// taken SIP port, a listener that cannot open, a full RTP range).
+	Notices []string
 }
 
 // AccountView is one line with its registration state.

@@ -39,6 +39,7 @@ func (s *Server) page(c fiber.Ctx, nav string) views.Page {
 		}
 	}
 	p.SecretsFallback = s.cfg.KeyringFallback || (s.cfg.Secrets != nil && s.cfg.Secrets.Fallback())
+	p.Notices = s.notices(p.L)
 	return p
 }
 

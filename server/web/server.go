@@ -35,6 +35,8 @@ type Config struct {
 	Logger      *slog.Logger
 	// KeyringFallback warns on every page that secrets are in a file.
 	KeyringFallback bool
+	// Ports tells when calls took RTP ports outside the full range; may be nil.
+	Ports RTPPorts
 }
 
 // Server is the phone pages' HTTP server.
