@@ -32,6 +32,7 @@ type Engine struct {
 	mu       sync.Mutex
 	nextPort int
 	sessions map[*Session]struct{}
+	outside  int // sessions that got ports outside the full range (ports.go)
 }
 
 // NewEngine checks the configuration and prepares the bridge.
@@ -118,20 +119,7 @@ func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
 	any, ip := e.cfg.RTPPortMin == 0, e.ip
 	e.mu.Unlock()
 	if any {
-		for range 50 {
-			rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip})
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w: %v", ErrNoPort, err)
-			}
-			p := rtp.LocalAddr().(*net.UDPAddr).Port
-			if p%2 == 0 && p < 65535 {
-				if rtcp, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip, Port: p + 1}); err == nil {
-					return rtp, rtcp, nil
-				}
-			}
-			rtp.Close()
-		}
-		return nil, nil, ErrNoPort
+		return anyPair(ip)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -157,7 +145,7 @@ func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
 		}
 		return rtp, rtcp, nil
 	}
-	return nil, nil, fmt.Errorf("%w %d-%d", ErrNoPort, e.cfg.RTPPortMin, e.cfg.RTPPortMax)
+	return e.outsideRange()
 }
 
 func (e *Engine) add(s *Session) {

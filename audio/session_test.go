@@ -1,7 +1,6 @@
 package audio
 
 import (
-	"errors"
 	"net"
 	"testing"
 )
@@ -78,11 +77,21 @@ func TestEnginePortRangeAndApply(t *testing.T) {
 		}
 		ss = append(ss, s)
 	}
-	if _, err := e.NewSession(SessionConfig{}); !errors.Is(err, ErrNoPort) {
+	// A full range is no reason to lose the call (issue 17): the fourth
+	// session gets a pair outside it, counted for the page.
+	if s, err := e.NewSession(SessionConfig{}); err != nil {
 		t.Fatalf("a fourth session in a range of three pairs: %v", err)
+	} else {
+		if p := s.LocalAddr().Port; p >= 40000 && p <= 40005 || p%2 != 0 {
+			t.Errorf("outside the full range: port %d", p)
+		}
+		s.Close()
+	}
+	if n, lo, hi := e.RTPOutsideRange(); n != 1 || lo != 40000 || hi != 40005 {
+		t.Errorf("RTPOutsideRange %d %d-%d", n, lo, hi)
 	}
 	ss[0].Close()
-	if s, err := e.NewSession(SessionConfig{}); err != nil {
+	if s, err := e.NewSession(SessionConfig{}); err != nil || s.LocalAddr().Port != 40000 {
 		t.Fatalf("a freed pair is not reused: %v", err)
 	} else {
 		s.Close()

@@ -23,6 +23,9 @@ var (
 	ErrRegistration = errors.New("registration failed")
 	// ErrNotServing is a command given before Serve started the SIP stack.
 	ErrNotServing = errors.New("phone is not running")
+	// ErrNoListener is a call on an account whose transport has no SIP
+	// listener (it could not open; ListenStates says why).
+	ErrNoListener = errors.New("no SIP listener for the account's transport")
 )
 
 // ErrHoldFirst: a new call was not placed or answered because a connected

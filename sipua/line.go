@@ -22,8 +22,9 @@ type line struct {
 	p   *Phone
 	acc store.Account
 
-	client  *sipgo.Client
-	localIP string
+	client     *sipgo.Client
+	localIP    string
+	noListener string // the cause when the stack has no listener for this transport
 
 	mu         sync.Mutex
 	state      string
@@ -114,6 +115,7 @@ func newLine(p *Phone, a store.Account) (*line, error) {
 		return l, nil
 	}
 	l.localIP = st.localIPFor(host, port)
+	l.noListener = st.missing(a.Transport)
 	c, err := st.client(a.Transport, l.localIP, p.log)
 	if err != nil {
 		return nil, err

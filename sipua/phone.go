@@ -170,13 +170,16 @@ func (p *Phone) lineFor(id string) (*line, error) {
 		id = p.selected
 	}
 	if l, ok := p.lines[id]; ok && l.acc.Enabled {
+		if l.noListener != "" {
+			return nil, fmt.Errorf("account %s: %w: %s", id, ErrNoListener, l.noListener)
+		}
 		return l, nil
 	}
 	if id != "" && id != p.selected {
 		return nil, fmt.Errorf("account %s: %w", id, ErrNoAccount)
 	}
 	for _, oid := range p.order {
-		if l := p.lines[oid]; l.acc.Enabled {
+		if l := p.lines[oid]; l.acc.Enabled && l.noListener == "" {
 			return l, nil
 		}
 	}

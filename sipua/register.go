@@ -26,6 +26,11 @@ const (
 
 // start runs the registration loop of an enabled account.
 func (l *line) start() {
+	if l.noListener != "" {
+		// A state, never an exit: GET /accounts and the page show the cause.
+		l.setState(RegFailed, l.noListener, false, true)
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	final := make(chan string, 1)

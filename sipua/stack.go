@@ -30,6 +30,7 @@ type stack struct {
 	cas      *caPool
 	udpAddr  string    // the UDP listener's address, for the SIP trace
 	trace    *sipTrace // where the messages through this stack are kept
+	listens  []ListenState
 
 	guard *connGuard // bounds and times inbound TCP/TLS connections (limits.go)
 }
@@ -114,36 +115,38 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		host = "0.0.0.0"
 	}
 	st.listenIP = net.ParseIP(host)
-	lc := net.ListenConfig{}
-	uc, err := lc.ListenPacket(ctx, "udp4", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		ua.Close()
-		return nil, fmt.Errorf("sip.listen %s: %w", listen, err)
+	want := net.JoinHostPort(host, strconv.Itoa(port))
+	// A taken port moves the listener to another free port; a listener
+	// that cannot open at all leaves its transport without one (listen.go).
+	uc, us := listenUDP(ctx, want)
+	tl, ts := listenTCP(ctx, want, portOf(us.Addr))
+	st.listens = []ListenState{us, ts}
+	for _, s := range st.listens {
+		logListen(log, s)
 	}
-	st.udpConn = uc
-	st.udpPort = uc.LocalAddr().(*net.UDPAddr).Port
-	st.udpAddr = uc.LocalAddr().String()
-	// TCP on the same port when free, else any port (the Contact says which).
-	tl, err := lc.Listen(ctx, "tcp4", net.JoinHostPort(host, strconv.Itoa(st.udpPort)))
-	if err != nil {
-		tl, err = lc.Listen(ctx, "tcp4", net.JoinHostPort(host, "0"))
+	if us.Open() {
+		st.udpConn = uc
+		st.udpPort = uc.LocalAddr().(*net.UDPAddr).Port
+		st.udpAddr = uc.LocalAddr().String()
 	}
-	if err != nil {
-		uc.Close()
-		ua.Close()
-		return nil, fmt.Errorf("sip.listen %s (tcp): %w", listen, err)
+	if ts.Open() {
+		st.tcpLn = st.guard.listener(tl)
+		st.tcpPort = tl.Addr().(*net.TCPAddr).Port
 	}
-	st.tcpLn = st.guard.listener(tl)
 	ua.TransportLayer().OnMessage(st.guard.onMessage)
-	st.tcpPort = tl.Addr().(*net.TCPAddr).Port
 	traceRegister(st)
 	return st, nil
 }
 
 // serve runs the listeners; handlers must be set before.
 func (st *stack) serve() {
+	if st.tcpLn != nil {
+		go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
+	}
+	if st.udpConn == nil {
+		return
+	}
 	go func() { _ = st.srv.ServeUDP(st.udpConn) }()
-	go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
 	// UDP requests leave from the listener, found in sipgo's connection
 	// pool: wait until ServeUDP has put it there.
 	addr := st.udpConn.LocalAddr().String()
@@ -158,8 +161,12 @@ func (st *stack) serve() {
 
 func (st *stack) close() {
 	traceUnregister(st)
-	st.udpConn.Close()
-	st.tcpLn.Close()
+	if st.udpConn != nil {
+		st.udpConn.Close()
+	}
+	if st.tcpLn != nil {
+		st.tcpLn.Close()
+	}
 	st.ua.Close()
 }
 
@@ -188,6 +195,9 @@ func (st *stack) client(transport, localIP string, log *slog.Logger) (*sipgo.Cli
 	opts := []sipgo.ClientOption{sipgo.WithClientHostname(localIP), sipgo.WithClientNAT(), sipgo.WithClientLogger(log)}
 	switch transport {
 	case "udp", "":
+		if st.udpConn == nil {
+			break // no listener (its state says why): the line does not register
+		}
 		opts = append(opts, sipgo.WithClientPort(st.udpPort),
 			sipgo.WithClientConnectionAddr(st.udpConn.LocalAddr().String()))
 	case "tcp":

@@ -22,6 +22,9 @@ type Page struct {
 	AudioLive   bool   // its media flows
 	// DiskFull shows the banner that history and recordings cannot be saved.
 	DiskFull bool
+	// Notices tell what the phone did to live beside other programs (a
+	// taken SIP port, a listener that cannot open, a full RTP range).
+	Notices []string
 }
 
 // AccountView is one line with its registration state.

@@ -92,7 +92,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		Audio: engine.Bridge(), OpenPage: openPage})
 	webServer, err = web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
 		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Origins: apiServer.Approvals(), Bus: bus, Bridge: engine.Bridge(),
-		Home: o.home, Logger: log})
+		Home: o.home, Logger: log, Ports: engine})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ func (s *Server) page(c fiber.Ctx, nav string) views.Page {
 	p.OriginAsks = s.asks()
 	p.SecretsFallback = s.cfg.KeyringFallback || (s.cfg.Secrets != nil && s.cfg.Secrets.Fallback())
 	p.DiskFull = s.diskFull()
+	p.Notices = s.notices(p.L)
 	return p
 }
 

@@ -40,6 +40,8 @@ type Config struct {
 	Limits httplimit.Limits
 	// KeyringFallback warns on every page that secrets are in a file.
 	KeyringFallback bool
+	// Ports tells when calls took RTP ports outside the full range; may be nil.
+	Ports RTPPorts
 }
 
 // Server is the phone pages' HTTP server.
