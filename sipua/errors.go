@@ -23,4 +23,10 @@ var (
 	ErrRegistration = errors.New("registration failed")
 	// ErrNotServing is a command given before Serve started the SIP stack.
 	ErrNotServing = errors.New("phone is not running")
+	// ErrSubscription is a SUBSCRIBE or PUBLISH the PBX refused or never answered.
+	ErrSubscription = errors.New("subscription failed")
+	// ErrNotRinging is a pickup of a contact whose line is not ringing.
+	ErrNotRinging = errors.New("the contact's line is not ringing")
+	// ErrNoVoicemail is "Call voicemail" on an account without voicemail_number.
+	ErrNoVoicemail = errors.New("the account has no voicemail number")
 )

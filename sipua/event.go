@@ -31,5 +31,20 @@ type Event struct {
 	At           time.Time // event_ts
 	Call         Call      // for call events and DTMF
 	Registration Registration
-	Digit        string // for EventDTMF: the digit received
+	Digit        string       // for EventDTMF: the digit received
+	Office       OfficeChange // for EventOffice and EventSubscriptionFailed
+}
+
+// Office event kinds (issue 19): a watched contact's line or presence, or an
+// account's voicemail count changed; a subscription was refused or lost.
+const (
+	EventOffice             EventKind = "office"
+	EventSubscriptionFailed EventKind = "subscription-failed"
+)
+
+// OfficeChange says what an office event is about.
+type OfficeChange struct {
+	AccountID string
+	ContactID string // for line and presence changes
+	Event     string // the event package: dialog, presence, message-summary
 }

@@ -21,24 +21,27 @@ type Phone struct {
 	media   MediaEngine
 	product string
 
-	mu       sync.Mutex
-	settings store.Settings
-	lines    map[string]*line // by account id, in settings order below
-	order    []string
-	calls    map[string]*call // by call id
-	dialogs  map[string]*call // by dialog key (Call-ID and local tag)
-	selected string
-	stack    *stack
-	serving  bool
-	stackMu  sync.Mutex // held while the stack opens or closes
-	listen   string     // what the running stack listens on
-	wg       sync.WaitGroup
-	stopping chan struct{} // closed when Serve begins to shut down
-	stopOnce sync.Once
-	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
-	trace    *sipTrace     // recent SIP messages (SIPTrace)
-	kaUDP    time.Duration // keep-alive interval on UDP
-	kaTCP    time.Duration // keep-alive interval on TCP and TLS
+	mu        sync.Mutex
+	settings  store.Settings
+	lines     map[string]*line // by account id, in settings order below
+	order     []string
+	calls     map[string]*call // by call id
+	dialogs   map[string]*call // by dialog key (Call-ID and local tag)
+	selected  string
+	stack     *stack
+	serving   bool
+	stackMu   sync.Mutex // held while the stack opens or closes
+	listen    string     // what the running stack listens on
+	wg        sync.WaitGroup
+	stopping  chan struct{} // closed when Serve begins to shut down
+	stopOnce  sync.Once
+	noAnswer  time.Duration // outgoing calls ringing longer end with no-answer
+	trace     *sipTrace     // recent SIP messages (SIPTrace)
+	kaUDP     time.Duration // keep-alive interval on UDP
+	kaTCP     time.Duration // keep-alive interval on TCP and TLS
+	office    *office       // busy lamps, presence, voicemail (issue 19)
+	subs      subTable      // our subscriptions by dialog, for NOTIFYs
+	subExpiry int           // seconds asked for in SUBSCRIBE; 0: subDefaultExpiry
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -71,6 +74,8 @@ func New(cfg Config) (*Phone, error) {
 	if p.product == "" {
 		p.product = "softphone"
 	}
+	p.office = newOffice(p)
+	p.subExpiry = cfg.SubscribeExpiry
 	p.settings = cfg.Settings
 	p.selected = cfg.Settings.SIP.SelectedAccount
 	for _, a := range cfg.Settings.Accounts {
@@ -113,8 +118,15 @@ func (p *Phone) Serve(ctx context.Context) error {
 		close(hdone)
 	}
 
+	octx, ocancel := context.WithCancel(context.Background())
+	odone := make(chan struct{})
+	go func() { defer close(odone); p.office.run(octx) }()
+
 	<-ctx.Done()
 
+	p.office.stop()
+	ocancel()
+	<-odone
 	p.stopOnce.Do(func() { close(p.stopping) })
 	p.stackMu.Lock()
 	p.closeStack()
@@ -144,6 +156,11 @@ func (p *Phone) Accounts() []AccountStatus {
 			out = append(out, l.status())
 		}
 	}
+	p.mu.Unlock()
+	for i := range out {
+		out[i].Voicemail = p.Voicemail(out[i].ID)
+	}
+	p.mu.Lock()
 	return out
 }
 

@@ -81,6 +81,7 @@ type SIPSettings struct {
 	AutoAnswer          bool   `json:"auto_answer"`            // incoming calls are answered at once
 	AllowCallInfoAnswer bool   `json:"allow_call_info_answer"` // honour Call-Info: answer-after
 	SelectedAccount     string `json:"selected_account"`       // account id used when a call names none
+	PresenceStatus      string `json:"presence_status"`        // the user's own choice: available (default), away, busy
 }
 
 // Account is one SIP line. Its password is in the keyring as "account:<id>".
@@ -98,6 +99,11 @@ type Account struct {
 	Enabled       bool   `json:"enabled"`
 	CAFile        string `json:"ca_file"`        // extra CA for TLS, optional
 	PasswordSaved bool   `json:"password_saved"` // shown only
+	// The office around the phone (issue 19): busy lamps, pickup, presence, voicemail.
+	PickupPrefix    string `json:"pickup_prefix"`    // dialled before a colleague's number to pick up (e.g. *8); empty: INVITE with Replaces
+	VoicemailNumber string `json:"voicemail_number"` // what "Call voicemail" dials
+	MWI             bool   `json:"mwi"`              // subscribe to message-summary (RFC 3842) of the account
+	Presence        bool   `json:"presence"`         // publish the user's status and watch contacts' presence (RFC 3856/3903)
 }
 
 // AudioSettings are devices, volumes and codecs.
