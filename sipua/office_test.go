@@ -201,7 +201,9 @@ func TestVoicemailCount(t *testing.T) {
 		}
 		alice.wait("voicemail", 5*time.Second, func(e Event) bool { return e.Kind == EventOffice && ok() })
 	}
-	waitVM(&Voicemail{}) // the first NOTIFY: nothing published, nothing waiting
+	if got := alice.Voicemail(alice.acc.ID); got != nil {
+		t.Errorf("voicemail %+v before anything was published, want unknown (nil)", got)
+	}
 	dir := testpeer.SIPpDir(t)
 	publish := func(args ...string) string {
 		t.Helper()
@@ -240,8 +242,10 @@ func TestSubscriptionsSurviveRegistrarRestart(t *testing.T) {
 	alice.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
 	alice.waitLine("c-bob", LineIdle, 10*time.Second)
 
+	t0 := time.Now()
 	kam.Stop()
 	kam.Start()
+	t.Logf("kamailio restarted in %v", time.Since(t0))
 	// bob registers again (a changed account re-registers at once).
 	s := bob.settingsNow()
 	s.Accounts[0].Name = "bob again"
@@ -249,13 +253,16 @@ func TestSubscriptionsSurviveRegistrarRestart(t *testing.T) {
 	bob.waitRegistered()
 	// alice's refresh meets a notifier that forgot her (481): she subscribes anew.
 	alice.wait("a failed refresh", 15*time.Second, func(e Event) bool { return e.Kind == EventSubscriptionFailed })
+	t.Logf("refresh failed %v after the restart began", time.Since(t0))
 	alice.waitLine("c-bob", LineIdle, 15*time.Second)
+	t.Logf("subscribed again %v after the restart began", time.Since(t0))
 
 	caller := kam.StartCaller(t, "carol", "bob")
 	if caller.Await("ringing", 5*time.Second) == "" {
 		t.Fatalf("carol's call did not ring at bob:\n%s", caller.Output())
 	}
 	alice.waitLine("c-bob", LineRinging, 3*time.Second)
+	t.Logf("ringing seen %v after the restart began", time.Since(t0))
 }
 
 // heard is every PCMU sample the session received so far.

@@ -118,8 +118,8 @@ func (s *subscription) loop(ctx context.Context) {
 		}
 		why := "failed"
 		if err != nil {
-			s.fail(err)
 			s.notify("", nil)
+			s.fail(err)
 		} else {
 			why = s.hold(ctx, exp, &backoff)
 		}
@@ -163,8 +163,8 @@ func (s *subscription) hold(ctx context.Context, exp int, backoff *time.Duration
 			return ""
 		}
 		if err != nil {
-			s.fail(err)
 			s.notify("", nil)
+			s.fail(err)
 			return "failed" // 481 or no answer: the notifier lost us
 		}
 		*backoff = subMinRetry
@@ -312,7 +312,9 @@ func (s *subscription) unsubscribe(ctx context.Context) {
 	if !up {
 		return
 	}
-	_, _ = s.send(ctx, 0)
+	t0 := time.Now()
+	_, err := s.send(ctx, 0)
+	s.p.log.Debug("unsubscribed", "event", s.event, "to", s.target.String(), "error", err, "took", time.Since(t0))
 }
 
 // onNotify takes a NOTIFY of this subscription's dialog. It is answered
