@@ -66,6 +66,7 @@ func (s *Server) writeState(w *bufio.Writer) error {
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, attached)},
 	}
+	parts = append(parts, s.officeParts(l)...)
 	for _, p := range parts {
 		var buf bytes.Buffer
 		if err := p.comp.Render(context.Background(), &buf); err != nil {
