@@ -52,7 +52,7 @@ func TestContactWatchAndLineState(t *testing.T) {
 	e.phone.lamps()[ct.ID] = sipua.ContactState{LineState: sipua.LineBusy, Presence: sipua.PresenceDND}
 	e.phone.mu.Unlock()
 	var got contactJSON
-	e.get("/contacts/" + ct.ID).json(t, &got)
+	e.get("/contacts/"+ct.ID).json(t, &got)
 	if got.LineState != "busy" || got.Presence != "dnd" || !got.Watch {
 		t.Errorf("GET /contacts/{id}: %+v, want busy/dnd, watched", got)
 	}
@@ -126,7 +126,7 @@ func TestAccountVoicemail(t *testing.T) {
 	e.phone.regs[accountA] = sipua.AccountStatus{State: "registered", Voicemail: &sipua.Voicemail{New: 2, Old: 1}}
 	e.phone.mu.Unlock()
 	var a accountJSON
-	e.get("/accounts/" + accountA).json(t, &a)
+	e.get("/accounts/"+accountA).json(t, &a)
 	if a.Voicemail == nil || *a.Voicemail != (sipua.Voicemail{New: 2, Old: 1}) {
 		t.Errorf("voicemail %+v, want 2 new 1 old", a.Voicemail)
 	}
