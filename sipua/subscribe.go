@@ -21,7 +21,7 @@ const (
 	subMinRetry      = 2 * time.Second
 	subMaxRetry      = 2 * time.Minute
 	subTimeout       = 32 * time.Second // Timer F
-	maxNotifyBody    = 64 << 10         // a NOTIFY body larger than this is ignored (hostile or broken)
+	maxNotifyBody    = 16 << 10         // a NOTIFY body larger than this is ignored (hostile or broken)
 )
 
 // subscription is one RFC 6665 subscription of an account to an event
@@ -346,7 +346,9 @@ func (s *subscription) onNotify(req *sip.Request, tx sip.ServerTransaction) {
 		s.lastCSeq = seq
 	}
 	s.mu.Unlock()
-	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+	// The body is taken before the 200 goes: whoever sees the answer sees
+	// the new state (parsing is bounded by maxNotifyBody).
+	defer func() { _ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil)) }()
 	if stale {
 		return
 	}
