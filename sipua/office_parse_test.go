@@ -19,7 +19,7 @@ func TestLineStateRanking(t *testing.T) {
 	tags := `local-tag="L" remote-tag="R"`
 	for _, tc := range []struct {
 		name, body, want string
-		ring         bool
+		ring             bool
 	}{
 		{"no dialog", doc(), LineIdle, false},
 		{"dummy terminated", doc(`<dialog id="x"><state>terminated</state></dialog>`), LineIdle, false},
