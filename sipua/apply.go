@@ -70,6 +70,7 @@ func (p *Phone) Apply(s store.Settings) {
 		go p.relisten(s.SIP.Listen, gone)
 		return
 	}
+	go func() { p.office.reconcile(); p.office.republish() }()
 	// Old registrations end (unregister) before new ones start, so a changed
 	// account never has two bindings.
 	go func() {
@@ -133,6 +134,7 @@ func (p *Phone) openStack(ctx context.Context, listen string) error {
 // closeStack ends every call, unregisters every line and closes the
 // stack. stackMu is held.
 func (p *Phone) closeStack(extra ...*line) {
+	p.office.stopAll() // unsubscribe and unpublish while the lines are still up
 	p.mu.Lock()
 	p.serving = false
 	st := p.stack

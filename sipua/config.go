@@ -31,6 +31,9 @@ type Config struct {
 	// CRLF from the UDP listener, or on the open TCP/TLS connection.
 	// Zero gives 25 s on UDP (NAT bindings last ~30 s) and 60 s on TCP/TLS.
 	KeepAliveUDP, KeepAliveTCP time.Duration
+	// SubscribeExpiry is the lifetime asked for in SUBSCRIBE (busy lamps,
+	// presence, voicemail), refreshed at 80% of what is granted. Zero: 600 s.
+	SubscribeExpiry int
 }
 
 // SecretGetter reads a secret by name ("account:<id>"); store.Secrets is one.
@@ -71,6 +74,8 @@ type AccountStatus struct {
 	store.Account
 	State string // registered, registering, unregistered, failed, disabled
 	Cause string // for failed: "403 Forbidden", "timeout", ...
+	// Voicemail is the mailbox's message counts (RFC 3842); nil while unknown.
+	Voicemail *Voicemail
 }
 
 // Registration states of an account (rest-api.md shows only "registered").

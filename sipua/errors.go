@@ -26,6 +26,12 @@ var (
 	// ErrNoListener is a call on an account whose transport has no SIP
 	// listener (it could not open; ListenStates says why).
 	ErrNoListener = errors.New("no SIP listener for the account's transport")
+	// ErrSubscription is a SUBSCRIBE or PUBLISH the PBX refused or never answered.
+	ErrSubscription = errors.New("subscription failed")
+	// ErrNotRinging is a pickup of a contact whose line is not ringing.
+	ErrNotRinging = errors.New("the contact's line is not ringing")
+	// ErrNoVoicemail is "Call voicemail" on an account without voicemail_number.
+	ErrNoVoicemail = errors.New("the account has no voicemail number")
 )
 
 // ErrHoldFirst: a new call was not placed or answered because a connected

@@ -36,4 +36,19 @@ type Event struct {
 	// cut off: its history entry is closed and its webhook is in the
 	// outbox already (recover.go).
 	Recovered bool
+	Office    OfficeChange // for EventOffice and EventSubscriptionFailed
+}
+
+// Office event kinds (issue 19): a watched contact's line or presence, or an
+// account's voicemail count changed; a subscription was refused or lost.
+const (
+	EventOffice             EventKind = "office"
+	EventSubscriptionFailed EventKind = "subscription-failed"
+)
+
+// OfficeChange says what an office event is about.
+type OfficeChange struct {
+	AccountID string
+	ContactID string // for line and presence changes
+	Event     string // the event package: dialog, presence, message-summary
 }

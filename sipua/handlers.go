@@ -28,7 +28,7 @@ func (p *Phone) handle(st *stack) {
 	st.srv.OnBye(p.onBye)
 	st.srv.OnInfo(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onInfo(req, tx) }))
 	st.srv.OnRefer(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onRefer(req, tx) }))
-	st.srv.OnNotify(p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onNotify(req, tx) }))
+	st.srv.OnNotify(p.onNotify) // subscriptions (subscribe.go), else the call's REFER progress
 	st.srv.OnOptions(p.onOptions(st))
 	st.srv.OnNoRoute(p.onNoRoute(st))
 	st.srv.OnCancel(func(req *sip.Request, tx sip.ServerTransaction) {

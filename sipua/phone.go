@@ -43,7 +43,10 @@ type Phone struct {
 	ringing  int // incoming calls not yet answered or refused (ringing.go), under mu
 
 	// OutboxInterrupted (recover.go)
-	outboxOf func(Event) []store.OutboxEvent
+	outboxOf  func(Event) []store.OutboxEvent
+	office    *office  // busy lamps, presence, voicemail (issue 19)
+	subs      subTable // our subscriptions by dialog, for NOTIFYs
+	subExpiry int      // seconds asked for in SUBSCRIBE; 0: subDefaultExpiry
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -76,6 +79,8 @@ func New(cfg Config) (*Phone, error) {
 	if p.product == "" {
 		p.product = "softphone"
 	}
+	p.office = newOffice(p)
+	p.subExpiry = cfg.SubscribeExpiry
 	p.settings = cfg.Settings
 	p.selected = cfg.Settings.SIP.SelectedAccount
 	for _, a := range cfg.Settings.Accounts {
@@ -114,8 +119,15 @@ func (p *Phone) Serve(ctx context.Context) error {
 		close(hdone)
 	}
 
+	octx, ocancel := context.WithCancel(context.Background())
+	odone := make(chan struct{})
+	go func() { defer close(odone); p.office.run(octx) }()
+
 	<-ctx.Done()
 
+	p.office.stop()
+	ocancel()
+	<-odone
 	p.stopOnce.Do(func() { close(p.stopping) })
 	p.stackMu.Lock()
 	p.closeStack()
@@ -145,6 +157,11 @@ func (p *Phone) Accounts() []AccountStatus {
 			out = append(out, l.status())
 		}
 	}
+	p.mu.Unlock()
+	for i := range out {
+		out[i].Voicemail = p.Voicemail(out[i].ID)
+	}
+	p.mu.Lock()
 	return out
 }
 

@@ -15,6 +15,7 @@ type contactRow struct {
 	Number    string
 	NumberKey string
 	AccountID string
+	Watch     bool
 	CreatedAt int64 `gorm:"autoCreateTime:false"`
 	UpdatedAt int64 `gorm:"autoUpdateTime:false"`
 }
@@ -22,7 +23,7 @@ type contactRow struct {
 func (contactRow) TableName() string { return "contacts" }
 
 func (r contactRow) contact() Contact {
-	return Contact{ID: r.ID, Name: r.Name, Number: r.Number, AccountID: r.AccountID}
+	return Contact{ID: r.ID, Name: r.Name, Number: r.Number, AccountID: r.AccountID, Watch: r.Watch}
 }
 
 // numberKey is the form numbers are matched in: the number without the
@@ -101,11 +102,24 @@ func (db *DB) CreateContact(ctx context.Context, c Contact) (Contact, error) {
 	c.ID = uuid.NewString()
 	now := time.Now().UnixNano()
 	r := contactRow{ID: c.ID, Name: c.Name, Number: c.Number, NumberKey: numberKey(c.Number),
-		AccountID: c.AccountID, CreatedAt: now, UpdatedAt: now}
+		AccountID: c.AccountID, Watch: c.Watch, CreatedAt: now, UpdatedAt: now}
 	if err := db.g.WithContext(ctx).Create(&r).Error; err != nil {
 		return Contact{}, fmt.Errorf("create contact: %w", err)
 	}
 	return c, nil
+}
+
+// WatchedContacts lists the contacts whose line and presence are watched.
+func (db *DB) WatchedContacts(ctx context.Context) ([]Contact, error) {
+	var rows []contactRow
+	if err := db.g.WithContext(ctx).Where("watch <> 0").Order("name COLLATE NOCASE, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("watched contacts: %w", err)
+	}
+	out := make([]Contact, len(rows))
+	for i, r := range rows {
+		out[i] = r.contact()
+	}
+	return out, nil
 }
 
 // UpdateContact replaces name, number and line of an existing contact.
@@ -116,7 +130,7 @@ func (db *DB) UpdateContact(ctx context.Context, c Contact) (Contact, error) {
 	defer db.contacts.drop()
 	res := db.g.WithContext(ctx).Model(&contactRow{}).Where("id = ?", c.ID).Updates(map[string]any{
 		"name": c.Name, "number": c.Number, "number_key": numberKey(c.Number),
-		"account_id": c.AccountID, "updated_at": time.Now().UnixNano(),
+		"account_id": c.AccountID, "watch": c.Watch, "updated_at": time.Now().UnixNano(),
 	})
 	if res.Error != nil {
 		return Contact{}, fmt.Errorf("update contact %q: %w", c.ID, res.Error)

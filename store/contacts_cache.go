@@ -15,6 +15,7 @@ type contactIndex struct {
 	mu    sync.Mutex
 	byKey map[string]Contact // nil: not loaded
 	gen   uint64             // bumped on every change, so a load that raced a change is not kept
+	hooks []func()           // told after every change (OnContactsChanged)
 }
 
 // drop forgets the index after a change of the contacts.
@@ -22,7 +23,19 @@ func (ix *contactIndex) drop() {
 	ix.mu.Lock()
 	ix.byKey = nil
 	ix.gen++
+	hooks := ix.hooks
 	ix.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+}
+
+// OnContactsChanged has fn called after every change of the contacts (the
+// phone then watches the contacts marked watch). fn must not block.
+func (db *DB) OnContactsChanged(fn func()) {
+	db.contacts.mu.Lock()
+	db.contacts.hooks = append(db.contacts.hooks, fn)
+	db.contacts.mu.Unlock()
 }
 
 // contactByKey finds the contact of a number key, loading the index first

@@ -20,6 +20,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0002_seed_taxonomy", Migrate: seedTaxonomy},
 	{ID: "0003_history_search", Migrate: sqlFile("migrations/0003_history_search.sql")},
 	{ID: "0004_durability", Migrate: sqlFile("migrations/0004_durability.sql")},
+	{ID: "0006_contact_watch", Migrate: sqlFile("migrations/0006_contact_watch.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

@@ -84,7 +84,8 @@ type SIPSettings struct {
 	// AcceptCallsFrom is who may ring the phone (issue 12): "servers" (the
 	// accounts' servers, or calls to the Contact we registered) or "anyone".
 	AcceptCallsFrom string `json:"accept_calls_from"`
-	RingTimeoutS    int    `json:"ring_timeout_s"` // an incoming call rings this long, then ends as missed (no-answer)
+	RingTimeoutS    int    `json:"ring_timeout_s"`  // an incoming call rings this long, then ends as missed (no-answer)
+	PresenceStatus  string `json:"presence_status"` // the user's own choice: available (default), away, busy
 }
 
 // Who may call (sip.accept_calls_from).
@@ -111,6 +112,11 @@ type Account struct {
 	Enabled       bool   `json:"enabled"`
 	CAFile        string `json:"ca_file"`        // extra CA for TLS, optional
 	PasswordSaved bool   `json:"password_saved"` // shown only
+	// The office around the phone (issue 19): busy lamps, pickup, presence, voicemail.
+	PickupPrefix    string `json:"pickup_prefix"`    // dialled before a colleague's number to pick up (e.g. *8); empty: INVITE with Replaces
+	VoicemailNumber string `json:"voicemail_number"` // what "Call voicemail" dials
+	MWI             bool   `json:"mwi"`              // subscribe to message-summary (RFC 3842) of the account
+	Presence        bool   `json:"presence"`         // publish the user's status and watch contacts' presence (RFC 3856/3903)
 }
 
 // AudioSettings are devices, volumes and codecs.

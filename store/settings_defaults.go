@@ -11,6 +11,9 @@ var (
 	LogLevels      = []string{"debug", "info", "warn", "error"}
 	RecordingModes = []string{"none", "all", "on-demand"}
 	Recognisers    = []string{"none", "pocketsphinx", "http"}
+	// PresenceStatuses are the user's own choices (busy also comes by itself
+	// during calls, dnd with sip.do_not_disturb); "" is available.
+	PresenceStatuses = []string{"", "available", "away", "busy"}
 )
 
 // Defaults of a SIP account whose fields are left out of settings.json.
@@ -29,8 +32,9 @@ func DefaultSettings() Settings {
 		Integration: IntegrationSettings{Enabled: true},
 		API:         APISettings{Enabled: false, Port: 8377, Disabled: []string{}, AllowedOrigins: []string{}},
 		Webhooks:    WebhookSettings{Enabled: false, Method: "POST", Silenced: []string{}, HeaderName: "Authorization"},
-		SIP:         SIPSettings{Listen: ":5060", RTPPortMin: 16384, RTPPortMax: 32767, AcceptCallsFrom: AcceptFromServers, RingTimeoutS: 120},
-		Accounts:    []Account{},
+		SIP: SIPSettings{Listen: ":5060", RTPPortMin: 16384, RTPPortMax: 32767, AcceptCallsFrom: AcceptFromServers, RingTimeoutS: 120,
+			PresenceStatus: "available"},
+		Accounts: []Account{},
 		Audio: AudioSettings{MicVolume: 100, SpeakerVolume: 80, RingerVolume: 80,
 			Codecs: []string{"PCMU", "PCMA", "G722", "opus"}, RequireTab: true},
 		Appearance:    AppearanceSettings{Theme: "system", Language: "en"},

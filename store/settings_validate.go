@@ -120,6 +120,7 @@ func (s Settings) Validate() error {
 	for i, a := range s.Accounts {
 		c.account(i, a, ids)
 	}
+	c.oneOf("sip.presence_status", s.SIP.PresenceStatus, PresenceStatuses)
 	if sel := s.SIP.SelectedAccount; sel != "" && !ids[sel] {
 		c.fail("sip.selected_account", "no account with id %q", sel)
 	}
@@ -163,6 +164,12 @@ func (c *checker) account(i int, a Account, ids map[string]bool) {
 	}
 	if strings.ContainsAny(a.Domain, " /@") {
 		c.fail(key("domain"), "must be a host name or address, got %q", a.Domain)
+	}
+	if p := a.PickupPrefix; len(p) > 8 || strings.Trim(p, "0123456789*#") != "" {
+		c.fail(key("pickup_prefix"), "must be up to 8 of the keys 0-9 * #, got %q", p)
+	}
+	if v := a.VoicemailNumber; len(v) > 64 || strings.ContainsAny(v, " \t\r\n<>\"") {
+		c.fail(key("voicemail_number"), "must be a number or SIP address without spaces (up to 64 characters), got %q", v)
 	}
 }
 

@@ -8,6 +8,7 @@ type Contact struct {
 	Name      string
 	Number    string
 	AccountID string // empty: tied to no line
+	Watch     bool   // its line and presence are watched (issue 19)
 }
 
 // HistoryEntry is one call of the call history (rest-api.md "Call history

@@ -31,6 +31,7 @@ type Page struct {
 type AccountView struct {
 	ID, Name, State, Cause string
 	Selected, Enabled      bool
+	Voicemail              string // "2 new, 1 old" when the mailbox is watched and known (issue 19)
 }
 
 // CallView is one call in progress, as the phone page shows it.
@@ -60,6 +61,7 @@ type ContactsData struct {
 	Edit     store.Contact // the contact in the form; empty ID = new
 	Errors   map[string]string
 	Imported int
+	Lines    map[string]string // contact id -> line state of watched contacts (issue 19)
 }
 
 // HistoryData is the history page.

@@ -80,6 +80,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	watchCtx, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	watchContacts(watchCtx, phone, db, log)
 	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
 		Version: version, InstallMethod: installMethod, Logger: log})
 	var webServer *web.Server

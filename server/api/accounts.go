@@ -28,6 +28,12 @@ type accountJSON struct {
 	PasswordSaved bool   `json:"password_saved"`
 	State         string `json:"state"`
 	Cause         string `json:"cause"`
+	// Issue 19.
+	PickupPrefix    string           `json:"pickup_prefix"`
+	VoicemailNumber string           `json:"voicemail_number"`
+	MWI             bool             `json:"mwi"`
+	Presence        bool             `json:"presence"`
+	Voicemail       *sipua.Voicemail `json:"voicemail"` // null while unknown
 }
 
 func findAccount(as []store.Account, id string) (store.Account, bool) {
@@ -49,9 +55,10 @@ func lineName(a store.Account) string { return a.Username + "@" + a.Domain }
 func (s *Server) toAccountJSON(a store.Account, states map[string]sipua.AccountStatus) accountJSON {
 	out := accountJSON{ID: a.ID, Name: a.Name, Username: a.Username, AuthUsername: a.AuthUsername, Domain: a.Domain,
 		Transport: a.Transport, Port: a.Port, Registrar: a.Registrar, OutboundProxy: a.OutboundProxy,
-		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID)}
+		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID),
+		PickupPrefix: a.PickupPrefix, VoicemailNumber: a.VoicemailNumber, MWI: a.MWI, Presence: a.Presence}
 	if st, ok := states[a.ID]; ok {
-		out.State, out.Cause = st.State, st.Cause
+		out.State, out.Cause, out.Voicemail = st.State, st.Cause, st.Voicemail
 	}
 	if !a.Enabled {
 		out.State, out.Cause = "disabled", ""

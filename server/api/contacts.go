@@ -16,10 +16,17 @@ type contactJSON struct {
 	Number    string `json:"number"`
 	AccountID string `json:"account_id"`
 	Account   string `json:"account"`
+	// Issue 19: watched contacts' line (idle, ringing, busy, unknown) and
+	// presence (available, away, busy, dnd, offline, unknown).
+	Watch     bool   `json:"watch"`
+	LineState string `json:"line_state"`
+	Presence  string `json:"presence"`
 }
 
 func (s *Server) toContactJSON(c store.Contact) contactJSON {
-	out := contactJSON{ID: c.ID, Name: c.Name, Number: c.Number, AccountID: c.AccountID}
+	st := s.cfg.Phone.ContactState(c.ID)
+	out := contactJSON{ID: c.ID, Name: c.Name, Number: c.Number, AccountID: c.AccountID,
+		Watch: c.Watch, LineState: st.LineState, Presence: st.Presence}
 	if a, ok := findAccount(s.cur.Load().Accounts, c.AccountID); ok {
 		out.Account = lineName(a)
 	}
@@ -60,6 +67,7 @@ type contactBody struct {
 	Name      *string `json:"name"`
 	Number    *string `json:"number"`
 	AccountID *string `json:"account_id"`
+	Watch     *bool   `json:"watch"`
 }
 
 func (s *Server) applyContact(ct *store.Contact, b contactBody) error {
@@ -71,6 +79,9 @@ func (s *Server) applyContact(ct *store.Contact, b contactBody) error {
 	}
 	if b.AccountID != nil {
 		ct.AccountID = *b.AccountID
+	}
+	if b.Watch != nil {
+		ct.Watch = *b.Watch
 	}
 	if ct.Number == "" {
 		return fail(fiber.StatusBadRequest, "a contact needs a number")

@@ -20,6 +20,9 @@ type Phone interface {
 	Calls() []sipua.Call
 	Call(id string) (sipua.Call, bool)
 	Accounts() []sipua.AccountStatus
+	// Busy lamps, presence and pickup of watched contacts (issue 19).
+	ContactState(contactID string) sipua.ContactState
+	Pickup(ctx context.Context, contactID string) (sipua.Call, error)
 }
 
 // DB is the part of *store.DB the API reads and writes.

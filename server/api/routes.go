@@ -56,6 +56,7 @@ func (s *Server) routes() []route {
 		{method: get, path: "/contacts/{id}", group: contacts, summary: "One contact.", handler: s.getContact},
 		{method: put, path: "/contacts/{id}", group: contacts, token: true, body: true, summary: "Change a contact.", handler: s.updateContact},
 		{method: del, path: "/contacts/{id}", group: contacts, token: true, summary: "Delete a contact.", handler: s.deleteContact},
+		{method: post, path: "/contacts/{id}/pickup", group: calls, summary: "Pick up the call ringing at a watched contact.", handler: s.pickup},
 
 		{method: get, path: "/history", group: history, summary: "Call history, newest first (limit, missed, declined).", handler: s.listHistory},
 		{method: get, path: "/history/{id}", group: history, summary: "One history entry.", handler: s.getHistory},

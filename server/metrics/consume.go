@@ -47,6 +47,8 @@ func (m *Metrics) count(e sipua.Event, answered map[string]bool) {
 		case sipua.OutcomeFailed:
 			m.callsFailed.Inc()
 		}
+	case sipua.EventSubscriptionFailed:
+		m.subscriptionFailed(e.Office.Event)
 	case sipua.EventRegistration:
 		if e.Registration.OK {
 			m.regOK.Inc()

@@ -16,6 +16,7 @@ type Metrics struct {
 	regOK, regFailed                            prometheus.Counter
 	whDelivered, whFailed, whDropped            prometheus.Counter
 	apiRequests, apiRefused                     prometheus.Counter
+	subsFailed                                  *prometheus.CounterVec // issue 19, beside the spec's thirteen
 }
 
 // Names and help texts, exactly as rest-api.md lists them.
@@ -59,6 +60,7 @@ func New() *Metrics {
 		m.reg.MustRegister(c)
 		*targets[i] = c
 	}
+	m.subsFailed = newSubsFailed(m.reg)
 	return m
 }
 

@@ -33,6 +33,7 @@ func (s *Server) renderContacts(c fiber.Ctx, d views.ContactsData, status int) e
 		return err
 	}
 	d.Contacts = list
+	d.Lines = s.lineStates(list)
 	if d.Accounts == nil {
 		d.Accounts = s.accountViews()
 	}
@@ -43,7 +44,7 @@ func (s *Server) renderContacts(c fiber.Ctx, d views.ContactsData, status int) e
 func (s *Server) saveContact(c fiber.Ctx) error {
 	l := s.lang()
 	ct := store.Contact{ID: c.Params("id"), Name: strings.TrimSpace(c.FormValue("name")),
-		Number: normalizeNumber(c.FormValue("number")), AccountID: c.FormValue("account_id")}
+		Number: normalizeNumber(c.FormValue("number")), AccountID: c.FormValue("account_id"), Watch: checked(c, "watch")}
 	errs := views.Errors{}
 	if ct.Name == "" {
 		errs["name"] = l.T("err.required")

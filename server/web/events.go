@@ -70,6 +70,7 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 		{"origins", originsFragment(l, s.asks(), csrf)},
 		{"disk", diskFragment(s)},
 	}
+	parts = append(parts, s.officeParts(l)...)
 	for _, p := range parts {
 		var buf bytes.Buffer
 		if err := p.comp.Render(context.Background(), &buf); err != nil {

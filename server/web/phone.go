@@ -92,7 +92,8 @@ func (s *Server) accountViews() []views.AccountView {
 			state = "disabled"
 		}
 		sel := a.ID == st.SIP.SelectedAccount || (st.SIP.SelectedAccount == "" && i == 0)
-		out = append(out, views.AccountView{ID: a.ID, Name: name, State: state, Cause: a.Cause, Selected: sel, Enabled: a.Enabled})
+		out = append(out, views.AccountView{ID: a.ID, Name: name, State: state, Cause: a.Cause, Selected: sel, Enabled: a.Enabled,
+			Voicemail: voicemailText(s.lang(), a)})
 	}
 	return out
 }

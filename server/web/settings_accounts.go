@@ -13,7 +13,8 @@ import (
 	"github.com/softphone/softphone/views"
 )
 
-var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s"}
+var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s",
+	"pickup_prefix", "voicemail_number"}
 
 // readAccount reads the account form; errors go next to the fields.
 func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
@@ -23,7 +24,15 @@ func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
 		Username: strings.TrimSpace(c.FormValue("username")), AuthUsername: strings.TrimSpace(c.FormValue("auth_username")),
 		Domain: strings.TrimSpace(c.FormValue("domain")), Transport: c.FormValue("transport"),
 		Registrar: strings.TrimSpace(c.FormValue("registrar")), OutboundProxy: strings.TrimSpace(c.FormValue("outbound_proxy")),
-		Enabled: checked(c, "enabled"),
+		Enabled:      checked(c, "enabled"),
+		PickupPrefix: strings.TrimSpace(c.FormValue("pickup_prefix")), VoicemailNumber: strings.TrimSpace(c.FormValue("voicemail_number")),
+		MWI: checked(c, "mwi"), Presence: checked(c, "presence"),
+	}
+	if p := a.PickupPrefix; len(p) > 8 || strings.Trim(p, "0123456789*#") != "" {
+		errs["pickup_prefix"] = l.T("err.pickup_prefix")
+	}
+	if v := a.VoicemailNumber; len(v) > 64 || strings.ContainsAny(v, " \t<>\"") {
+		errs["voicemail_number"] = l.T("err.voicemail_number")
 	}
 	if a.Username == "" {
 		errs["username"] = l.T("err.required")
