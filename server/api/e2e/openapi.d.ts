@@ -670,7 +670,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description host not allowed (the Host header is not a loopback name with this port: DNS rebinding); origin not allowed (the Origin is not in api.allowed_origins). */
+        /** @description host not allowed (the Host header is not a loopback name with this port: DNS rebinding); origin not allowed (the Origin is not in api.allowed_origins); origin not allowed: approve it on the phone page (an origin not yet approved). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -895,7 +895,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewCall"];
                 };
             };
-            /** @description a call needs a number; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a call needs a number; the number has characters a phone number cannot have; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -908,6 +908,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description no browser tab holds the audio: open the phone page (only with the setting audio.require_tab) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["NotJSON"];
             500: components["responses"]["InternalError"];
@@ -1202,7 +1211,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no call with that id; a transfer needs a target; the account this call is on is no longer set up; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description no call with that id; a transfer needs a target; the number has characters a phone number cannot have; the account this call is on is no longer set up; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
