@@ -626,21 +626,89 @@ export interface components {
             };
             triggers?: string[];
         };
-        /** @description settings.json without secrets; *_saved fields say whether a secret is saved. */
+        /** @description settings.json without secrets (README, Settings); the *_saved fields say whether a secret is kept in the keyring, never what it is, and are ignored in a patch. */
         Settings: {
-            api?: Record<string, never>;
-            webhooks?: Record<string, never>;
-            integration?: Record<string, never>;
-            ui?: Record<string, never>;
-            sip?: Record<string, never>;
-            accounts?: Record<string, never>[];
-            audio?: Record<string, never>;
-            appearance?: Record<string, never>;
-            startup?: Record<string, never>;
-            hotkeys?: Record<string, never>;
-            diagnostics?: Record<string, never>;
-            recording?: Record<string, never>;
-            transcription?: Record<string, never>;
+            accounts?: {
+                auth_username?: string;
+                ca_file?: string;
+                domain?: string;
+                enabled?: boolean;
+                expiry_s?: number;
+                id?: string;
+                name?: string;
+                outbound_proxy?: string;
+                password_saved?: boolean;
+                port?: number;
+                registrar?: string;
+                transport?: string;
+                username?: string;
+            }[];
+            api?: {
+                allowed_origins?: string[];
+                disabled?: string[];
+                enabled?: boolean;
+                port?: number;
+                token_saved?: boolean;
+            };
+            appearance?: {
+                language?: string;
+                theme?: string;
+            };
+            audio?: {
+                codecs?: string[];
+                mic_volume?: number;
+                microphone?: string;
+                ringer?: string;
+                ringer_volume?: number;
+                speaker?: string;
+                speaker_volume?: number;
+            };
+            diagnostics?: {
+                log_level?: string;
+            };
+            hotkeys?: {
+                answer?: string;
+                hangup?: string;
+                hold?: string;
+                mute?: string;
+            };
+            integration?: {
+                enabled?: boolean;
+            };
+            recording?: {
+                mode?: string;
+            };
+            sip?: {
+                allow_call_info_answer?: boolean;
+                auto_answer?: boolean;
+                do_not_disturb?: boolean;
+                listen?: string;
+                rtp_port_max?: number;
+                rtp_port_min?: number;
+                selected_account?: string;
+            };
+            startup?: {
+                open_page?: boolean;
+                start_at_login?: boolean;
+            };
+            transcription?: {
+                key_saved?: boolean;
+                model?: string;
+                recogniser?: string;
+                url?: string;
+            };
+            ui?: {
+                port?: number;
+            };
+            webhooks?: {
+                enabled?: boolean;
+                header_name?: string;
+                header_value_saved?: boolean;
+                method?: string;
+                signing_secret_saved?: boolean;
+                silenced?: string[];
+                url?: string;
+            };
         };
         Listing: {
             name: string;
