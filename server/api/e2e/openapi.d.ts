@@ -1405,7 +1405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description a contact needs a number; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a contact needs a number; account_id must be a UUID; no account with that id; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1483,7 +1483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a contact needs a number; account_id must be a UUID; no account with that id; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1567,7 +1567,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryEntry"][];
                 };
             };
-            /** @description limit must be a whole number from 1 to 1000; missed must be true or false */
+            /** @description limit must be a whole number from 1 to 1000; missed must be true or false; declined must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1718,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxonomyEntry"];
                 };
             };
-            /** @description a taxonomy entry needs a code; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description kind must be category, tag or red_flag; a taxonomy entry needs a code; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1769,7 +1769,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxonomyEntry"];
                 };
             };
-            /** @description malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a taxonomy code never changes; kind must be category, tag or red_flag; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
