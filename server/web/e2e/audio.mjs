@@ -332,7 +332,7 @@ try {
     await page.goto(at('/history'));
     const listen = await page.locator(`#history-entries a[href$="/ui/recordings/${rid}"]`).count();
     check('recording: the History page links it (Listen)', listen === 1, String(listen));
-    const ui = await fetch(`http://127.0.0.1:${apiPort}/ui`).then((r) => r.text(), () => '');
+    const ui = (await api.GET('/ui', { parseAs: 'text' })).data ?? '';
     const row = ui.slice(ui.indexOf(`data-id="${rid}"`), ui.indexOf('</tr>', ui.indexOf(`data-id="${rid}"`)));
     check('recording: /ui names the party and the direction', row.includes('<td class="number">bob</td>') && row.includes('Outgoing'), row);
     await save('recording', () => page.selectOption('#f-recording\\.mode', 'none'));
