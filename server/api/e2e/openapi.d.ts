@@ -438,7 +438,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings (JSON merge patch).
-         * @description A JSON merge patch (RFC 7396) of the GET /settings shape, sent as application/merge-patch+json or application/json. A key set to null takes its default; left-out account fields take theirs (transport udp, expiry_s 3600); then the whole is checked and saved. The *_saved fields are ignored.
+         * @description A JSON merge patch (RFC 7396) of the GET /settings shape, sent as application/merge-patch+json or application/json. A key set to null takes its default; left-out account fields take theirs (transport udp, expiry_s 3600, a new UUID as id); then the whole is checked and saved. The *_saved fields are ignored.
          */
         patch: operations["patch_settings"];
         trace?: never;
