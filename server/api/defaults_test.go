@@ -45,15 +45,19 @@ func TestSettingsPatchDefaults(t *testing.T) {
 	e := newEnv(t)
 	e.setToken()
 	acc := `{"accounts":[{"id":"` + accountA + `","username":"alice","domain":"pbx.test","enabled":true},` +
-		`{"id":"0b6a8f7e-1c2d-4e3f-9a0b-1c2d3e4f5a6b","username":"frank","domain":"pbx.test"}]}`
+		`{"id":"0b6a8f7e-1c2d-4e3f-9a0b-1c2d3e4f5a6b","username":"frank","domain":"pbx.test"},{"username":"gina","domain":"pbx.test"}]}`
 	r := do(t, "PATCH", e.base+"/settings", acc, bearer(token))
 	if r.status != 200 {
 		t.Fatalf("patch with accounts lacking transport: %d %s", r.status, r.body)
 	}
-	for _, a := range e.set.Get().Accounts {
-		if a.Transport != "udp" || a.ExpiryS != 3600 {
-			t.Errorf("account %s: transport %q expiry %d", a.ID, a.Transport, a.ExpiryS)
+	accs := e.set.Get().Accounts
+	for _, a := range accs {
+		if a.Transport != "udp" || a.ExpiryS != 3600 || !isUUID(a.ID) {
+			t.Errorf("account %q: transport %q expiry %d", a.ID, a.Transport, a.ExpiryS)
 		}
+	}
+	if len(accs) != 3 || accs[2].Username != "gina" {
+		t.Errorf("accounts %+v", accs)
 	}
 	r = do(t, "PATCH", e.base+"/settings", `{"appearance":{"theme":"dark"}}`, bearer(token), "Content-Type: application/merge-patch+json")
 	if r.status != 200 || e.set.Get().Appearance.Theme != "dark" {

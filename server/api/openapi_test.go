@@ -135,6 +135,16 @@ func TestOpenAPIServedAndListed(t *testing.T) {
 	if res.status != 200 || !json.Valid(res.body) || !strings.HasPrefix(res.header.Get("Content-Type"), "application/json") {
 		t.Fatalf("GET /openapi.json: %d %s", res.status, res.header.Get("Content-Type"))
 	}
+	// servers names the address really listened on, not the default port.
+	var served struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	res.json(t, &served)
+	if len(served.Servers) != 1 || served.Servers[0].URL != e.base || strings.HasSuffix(e.base, ":8377") {
+		t.Errorf("servers %+v, want %s", served.Servers, e.base)
+	}
 	var l struct {
 		Endpoints []listingEntry `json:"endpoints"`
 	}

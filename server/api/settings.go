@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/google/uuid"
 	"github.com/softphone/softphone/store"
 )
 
@@ -56,13 +57,18 @@ func (s *Server) patchSettings(c fiber.Ctx) error {
 		}
 		// Over the defaults: a key the patch removes (null, RFC 7396) takes
 		// its default; then what may be left out is filled (an account's
-		// transport and expiry), and only then is the result checked.
+		// transport, expiry and id), and only then is the result checked.
 		next := store.DefaultSettings()
 		next.Accounts = nil
 		if err := strictUnmarshal(merged, &next); err != nil {
 			return err
 		}
 		next.Normalize()
+		for i := range next.Accounts {
+			if next.Accounts[i].ID == "" { // as in settings.json: generated when missing
+				next.Accounts[i].ID = uuid.NewString()
+			}
+		}
 		if err := next.Validate(); err != nil {
 			return requestError(err, "")
 		}

@@ -200,6 +200,11 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	return adaptor.HTTPHandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", audioType(p))
 		w.Header().Set("Cache-Control", "no-store")
+		// Whole or Range (If-Range kept) only: without the other conditional
+		// headers there is no 304 or 412 (the answers are not cached anyway).
+		for _, h := range []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"} {
+			req.Header.Del(h)
+		}
 		http.ServeContent(&jsonErrors{ResponseWriter: w}, req, filepath.Base(p), fi.ModTime(), f)
 	})(c)
 }

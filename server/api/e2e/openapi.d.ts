@@ -438,7 +438,7 @@ export interface paths {
         head?: never;
         /**
          * Change settings (JSON merge patch).
-         * @description A JSON merge patch (RFC 7396) of the GET /settings shape, sent as application/merge-patch+json or application/json. A key set to null takes its default; left-out account fields take theirs (transport udp, expiry_s 3600); then the whole is checked and saved. The *_saved fields are ignored.
+         * @description A JSON merge patch (RFC 7396) of the GET /settings shape, sent as application/merge-patch+json or application/json. A key set to null takes its default; left-out account fields take theirs (transport udp, expiry_s 3600, a new UUID as id); then the whole is checked and saved. The *_saved fields are ignored.
          */
         patch: operations["patch_settings"];
         trace?: never;
@@ -626,21 +626,89 @@ export interface components {
             };
             triggers?: string[];
         };
-        /** @description settings.json without secrets; *_saved fields say whether a secret is saved. */
+        /** @description settings.json without secrets (README, Settings); the *_saved fields say whether a secret is kept in the keyring, never what it is, and are ignored in a patch. */
         Settings: {
-            api?: Record<string, never>;
-            webhooks?: Record<string, never>;
-            integration?: Record<string, never>;
-            ui?: Record<string, never>;
-            sip?: Record<string, never>;
-            accounts?: Record<string, never>[];
-            audio?: Record<string, never>;
-            appearance?: Record<string, never>;
-            startup?: Record<string, never>;
-            hotkeys?: Record<string, never>;
-            diagnostics?: Record<string, never>;
-            recording?: Record<string, never>;
-            transcription?: Record<string, never>;
+            accounts?: {
+                auth_username?: string;
+                ca_file?: string;
+                domain?: string;
+                enabled?: boolean;
+                expiry_s?: number;
+                id?: string;
+                name?: string;
+                outbound_proxy?: string;
+                password_saved?: boolean;
+                port?: number;
+                registrar?: string;
+                transport?: string;
+                username?: string;
+            }[];
+            api?: {
+                allowed_origins?: string[];
+                disabled?: string[];
+                enabled?: boolean;
+                port?: number;
+                token_saved?: boolean;
+            };
+            appearance?: {
+                language?: string;
+                theme?: string;
+            };
+            audio?: {
+                codecs?: string[];
+                mic_volume?: number;
+                microphone?: string;
+                ringer?: string;
+                ringer_volume?: number;
+                speaker?: string;
+                speaker_volume?: number;
+            };
+            diagnostics?: {
+                log_level?: string;
+            };
+            hotkeys?: {
+                answer?: string;
+                hangup?: string;
+                hold?: string;
+                mute?: string;
+            };
+            integration?: {
+                enabled?: boolean;
+            };
+            recording?: {
+                mode?: string;
+            };
+            sip?: {
+                allow_call_info_answer?: boolean;
+                auto_answer?: boolean;
+                do_not_disturb?: boolean;
+                listen?: string;
+                rtp_port_max?: number;
+                rtp_port_min?: number;
+                selected_account?: string;
+            };
+            startup?: {
+                open_page?: boolean;
+                start_at_login?: boolean;
+            };
+            transcription?: {
+                key_saved?: boolean;
+                model?: string;
+                recogniser?: string;
+                url?: string;
+            };
+            ui?: {
+                port?: number;
+            };
+            webhooks?: {
+                enabled?: boolean;
+                header_name?: string;
+                header_value_saved?: boolean;
+                method?: string;
+                signing_secret_saved?: boolean;
+                silenced?: string[];
+                url?: string;
+            };
         };
         Listing: {
             name: string;
@@ -670,7 +738,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description host not allowed (the Host header is not a loopback name with this port: DNS rebinding); origin not allowed (the Origin is not in api.allowed_origins). */
+        /** @description host not allowed (the Host header is not a loopback name with this port: DNS rebinding); origin not allowed (the Origin is not in api.allowed_origins); origin not allowed: approve it on the phone page (an origin not yet approved). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -895,7 +963,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewCall"];
                 };
             };
-            /** @description a call needs a number; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a call needs a number; the number has characters a phone number cannot have; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -908,6 +976,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description no browser tab holds the audio: open the phone page (only with the setting audio.require_tab) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["NotJSON"];
             500: components["responses"]["InternalError"];
@@ -1202,7 +1279,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no call with that id; a transfer needs a target; the account this call is on is no longer set up; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description no call with that id; a transfer needs a target; the number has characters a phone number cannot have; the account this call is on is no longer set up; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1328,7 +1405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description a contact needs a number; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a contact needs a number; account_id must be a UUID; no account with that id; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1406,7 +1483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a contact needs a number; account_id must be a UUID; no account with that id; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1490,7 +1567,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryEntry"][];
                 };
             };
-            /** @description limit must be a whole number from 1 to 1000; missed must be true or false */
+            /** @description limit must be a whole number from 1 to 1000; missed must be true or false; declined must be true or false */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxonomyEntry"];
                 };
             };
-            /** @description a taxonomy entry needs a code; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description kind must be category, tag or red_flag; a taxonomy entry needs a code; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1692,7 +1769,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaxonomyEntry"];
                 };
             };
-            /** @description malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a taxonomy code never changes; kind must be category, tag or red_flag; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
             400: {
                 headers: {
                     [name: string]: unknown;

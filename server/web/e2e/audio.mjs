@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { kamailio, freePort, startPhone, stopPhone } from './peers.mjs';
 import { baresip, readWAV, tone, sine, capture } from './tones.mjs';
 import { transcriber } from './recogniser.mjs';
+import { apiClient } from '../../api/e2e/client.mjs';
 
 const [binary, outArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!binary) {
@@ -316,6 +317,24 @@ try {
       if (!near(l.hz, 440) || l.amp < MIC || !near(r.hz, 1000) || r.amp < LOUD) bad.push({ s, l, r });
     }
     check('recording: left holds 440 Hz and right 1000 Hz throughout', bad.length === 0, show(bad.slice(0, 3)));
+    // The recording's id travels with the call: its history entry names it
+    // (read with the typed client of openapi.json), the History page links
+    // it, and /ui shows the party and the direction.
+    const rid = files[0].replace(/\.wav$/, '');
+    const api = apiClient(`http://127.0.0.1:${apiPort}`);
+    let entry;
+    for (let i = 0; i < 50; i++) {
+      entry = (await api.GET('/history', { params: { query: { limit: 1 } } })).data?.[0];
+      if (entry?.recording_id) break;
+      await sleep(100);
+    }
+    check('recording: its history entry names it (recording_id)', entry?.recording_id === rid, show(entry));
+    await page.goto(at('/history'));
+    const listen = await page.locator(`#history-entries a[href$="/ui/recordings/${rid}"]`).count();
+    check('recording: the History page links it (Listen)', listen === 1, String(listen));
+    const ui = (await api.GET('/ui', { parseAs: 'text' })).data ?? '';
+    const row = ui.slice(ui.indexOf(`data-id="${rid}"`), ui.indexOf('</tr>', ui.indexOf(`data-id="${rid}"`)));
+    check('recording: /ui names the party and the direction', row.includes('<td class="number">bob</td>') && row.includes('Outgoing'), row);
     await save('recording', () => page.selectOption('#f-recording\\.mode', 'none'));
     await phonePage();
   });

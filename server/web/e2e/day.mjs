@@ -24,6 +24,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
+import { apiClient } from '../../api/e2e/client.mjs';
 
 const full = process.argv.includes('--full');
 const dayRun = process.argv.includes('--day');
@@ -187,7 +188,8 @@ async function integration(page, shot) {
   await page.waitForSelector('#sec-api [role=status]', { timeout: 10000 }).catch(() => {});
   let status = 0;
   for (let i = 0; i < 50 && status !== 200; i++) {
-    status = await fetch(`http://127.0.0.1:${apiPort}/accounts`).then((r) => r.status, () => 0);
+    // Through the typed client of openapi.json, as an integrator's script would call it.
+    status = await apiClient(`http://127.0.0.1:${apiPort}`).GET('/accounts').then((r) => (Array.isArray(r.data) ? r.response.status : -1), () => 0);
     if (status !== 200) await new Promise((r) => setTimeout(r, 200));
   }
   check('local API answers GET /accounts on its port', status === 200, 'status ' + status);
