@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/softphone/softphone/internal/testpeer"
+	"github.com/softphone/softphone/store"
 )
 
 // clickToCallPage is a page of another origin with a call button, as a CRM
@@ -26,8 +27,9 @@ document.getElementById('call').addEventListener('click', async () => {
 </script></body></html>`
 
 // TestBrowser runs e2e/browser.mjs in headless Chromium: click-to-call from a
-// page of another origin, and the recording page (transcript, player, a click
-// on a line seeks).
+// page of another origin the person approved (server/web/e2e/origins.mjs
+// walks the question itself), and the recording page (transcript, player, a
+// click on a line seeks).
 func TestBrowser(t *testing.T) {
 	testpeer.Require(t, "node", "chromium")
 	_, file, _, _ := runtime.Caller(0)
@@ -48,6 +50,8 @@ func TestBrowser(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	// "localhost" makes it another origin than the API's 127.0.0.1.
 	pageURL := "http://localhost:" + itoa(ln.Addr().(*net.TCPAddr).Port) + "/"
+	e.update(func(s *store.Settings) { s.API.AllowedOrigins = []string{strings.TrimSuffix(pageURL, "/")} })
+	e.waitSettings(func(s *store.Settings) bool { return len(s.API.AllowedOrigins) == 1 })
 
 	cmd := exec.Command("node", script, pageURL, e.base+"/ui/recordings/"+s.recording.ID)
 	out, err := cmd.CombinedOutput()
