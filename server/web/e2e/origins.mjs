@@ -157,9 +157,10 @@ try {
   await phone.click(askOf(pageA.origin) + ' button[data-answer=deny]');
   const r3 = await readA3;
   check('Deny: 403 with the message', r3.status === 403 && r3.body.includes(MSG), `${r3.status} ${r3.body}`);
+  await phone.waitForSelector(askOf(pageA.origin), { state: 'detached', timeout: 10000 }).catch(() => {});
+  // A new question would hold the request for up to 30 s.
   const r4 = await a.evaluate(() => window.readHistory());
-  check('a denied origin is refused at once, without a new question',
-    r4.status === 403 && r4.ms < 5000 && !(await phone.isVisible(askOf(pageA.origin))), `${r4.status} ${r4.ms} ms`);
+  check('a denied origin is refused at once, without a new question', r4.status === 403 && r4.ms < 5000, `${r4.status} ${r4.ms} ms`);
   const rB = await readB;
   check('no answer within 30 s: 403 with the message', rB.status === 403 && rB.body.includes(MSG) && rB.ms >= 29000, `${rB.status} after ${rB.ms} ms: ${rB.body}`);
 
