@@ -34,6 +34,7 @@ func TestAPIReleasesHalfOpenConnections(t *testing.T) {
 			t.Fatalf("sent %q: connection not released: %v", send, err)
 		}
 	}
+	refused := e.counter("api_requests_refused_total")
 	c, err := net.Dial("tcp4", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -50,5 +51,7 @@ func TestAPIReleasesHalfOpenConnections(t *testing.T) {
 	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge || !strings.HasPrefix(string(body), `{"error":`) {
 		t.Fatalf("oversize headers: %d %s", res.StatusCode, body)
 	}
-	t.Logf("oversize headers: %d %s", res.StatusCode, body)
+	if got := e.counter("api_requests_refused_total") - refused; got != 1 {
+		t.Errorf("oversize headers counted %v times as refused, want 1", got)
+	}
 }
