@@ -9,7 +9,8 @@
 //    Allow lets the waiting request through and later ones at once; Remove on
 //    the Integration tab revokes it (the next fetch is a question again);
 //    Deny gives 403 `origin not allowed: approve it on the phone page`; the
-//    other origin, never answered, gets the same 403 after the 30 s wait.
+//    other origin, never answered, gets the same 403 after the 30 s wait; a
+//    third origin's knock is a CORS preflight, held until Allow as well.
 // 2. Links fill in, people dial: /dial?uri=... (address bar, or a link on a
 //    foreign page) fills in the number and focuses Call; bob hears of no
 //    call until the Call button is clicked. `softphone dial URI` dials at
@@ -62,10 +63,11 @@ async function apiGet(base, path) {
 function foreignPage(api, ui) {
   return `<!DOCTYPE html><html><body><a id="dial" href="${ui}/dial?uri=tel:%2B4930999">call +49 30 999</a>
 <script>
-window.readHistory = async () => {
+window.readHistory = async (preflight) => {
   const t0 = Date.now();
   try {
-    const r = await fetch('${api}/history');
+    // A header that is not CORS-safelisted makes the browser send a preflight first.
+    const r = await fetch('${api}/history', preflight ? { headers: { 'Last-Event-ID': '1' } } : {});
     return { status: r.status, body: await r.text(), ms: Date.now() - t0 };
   } catch (e) { return { status: 0, body: String(e), ms: Date.now() - t0 }; }
 };
@@ -116,7 +118,8 @@ try {
 
   // 1. Foreign origins need the person's yes.
   const pageA = await serve(() => foreignPage(api, ui)), pageB = await serve(() => foreignPage(api, ui));
-  pages.push(pageA, pageB);
+  const pageC = await serve(() => foreignPage(api, ui));
+  pages.push(pageA, pageB, pageC);
   const crm = await browser.newContext();
   const a = await crm.newPage(), b = await crm.newPage();
   await a.goto(pageA.origin + '/');
@@ -142,6 +145,16 @@ try {
   check('an approved origin reads again without a question', r2.status === 200 && !(await phone.isVisible(askOf(pageA.origin))), String(r2.status));
   const kept = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).api.allowed_origins;
   check('the approved origin is kept in api.allowed_origins', Array.isArray(kept) && kept.includes(pageA.origin), JSON.stringify(kept));
+
+  // The knock may be a preflight: it waits for the answer the same way.
+  const c = await crm.newPage();
+  await c.goto(pageC.origin + '/');
+  const readC = c.evaluate(() => window.readHistory(true));
+  await phone.waitForSelector(askOf(pageC.origin), { timeout: 10000 }).catch(() => {});
+  check('a preflight knock is asked about', await phone.isVisible(askOf(pageC.origin)));
+  await phone.click(askOf(pageC.origin) + ' button[data-answer=allow]');
+  const rC = await readC;
+  check('after Allow the preflighted request reads /history', rC.status === 200 && rC.body.startsWith('['), `${rC.status} ${rC.body.slice(0, 200)}`);
 
   // Remove on the Integration tab revokes it; then Deny gives the 403.
   await phone.goto(ui + '/settings');
