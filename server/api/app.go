@@ -28,6 +28,12 @@ func (s *Server) newApp(l *listener) *fiber.App {
 			} else if errors.As(err, &fe) {
 				err = fail(fe.Code, strings.ToLower(fe.Message))
 			}
+			// Headers too large (431) or too slow (408): fasthttp gave up
+			// before a request existed, so the guard never counted it.
+			if c.Locals(localsListener) == nil {
+				status, _ := asHTTP(err)
+				s.cfg.Metrics.APIRequest(status >= 400 && status < 500)
+			}
 			return s.renderErr(c, err)
 		},
 	}

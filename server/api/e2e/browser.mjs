@@ -26,7 +26,7 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { apiClient } from './client.mjs';
 
-const [base] = process.argv.slice(2);
+const [base, crmPort] = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
 let failed = 0;
 /** @param {string} name @param {boolean} ok @param {string} [detail] */
@@ -44,7 +44,7 @@ const html = `<!DOCTYPE html><html><body data-api="${base}">
 <span id="result"></span> <span id="location"></span> <span id="replayed"></span>
 <script>${bundle.outputFiles[0].text}</script></body></html>`;
 const crm = createServer((_, res) => { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(html); });
-await new Promise((ok) => crm.listen(0, '127.0.0.1', () => ok(undefined)));
+await new Promise((ok) => crm.listen(Number(crmPort || 0), '127.0.0.1', () => ok(undefined)));
 const addr = crm.address();
 const crmURL = `http://localhost:${typeof addr === 'object' && addr ? addr.port : 0}/`;
 
