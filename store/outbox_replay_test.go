@@ -51,14 +51,15 @@ func openAt(t testing.TB, path string) *DB {
 	return db
 }
 
-// TestHugeJournalBoundedReplay: a journal of 400,000 events left by a long
+// TestHugeJournalBoundedReplay: a journal of 100,000 events left by a long
 // outage fills the outbox to its capacity (the oldest events, in order),
 // the rest is reported dropped, the journal is emptied, and the open
-// returns (the time is logged; BenchmarkOpenHugeJournal measures it).
+// returns (the time is logged; BenchmarkOpenHugeJournal measures 400,000
+// lines, and cmd/softphone's TestHugeJournalStart starts the binary on them).
 func TestHugeJournalBoundedReplay(t *testing.T) {
-	lines := 400_000
+	lines := 100_000
 	if testing.Short() {
-		lines = 40_000
+		lines = 20_000
 	}
 	path := filepath.Join(t.TempDir(), "softphone.db")
 	openAt(t, path).Close()
