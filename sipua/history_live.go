@@ -128,7 +128,26 @@ func (w *historyWriter) queue(op historyOp) {
 		return
 	}
 	w.pending = append(w.pending, op)
+	w.journal(op)
 	w.arm()
+}
+
+// historyJournal is the store's journal of history writes that wait
+// (store.DB): a crash during a full disk then loses only what neither the
+// database nor the journal could take.
+type historyJournal interface {
+	JournalHistory(kind string, e store.HistoryEntry) error
+	ClearHistoryJournal() error
+}
+
+var historyKinds = [...]string{histStart: store.HistoryStart, histAnswer: store.HistoryAnswer, histFinish: store.HistoryFinish}
+
+// journal appends a waiting write to the journal when the file takes it
+// (its failure is the same full disk: not logged again).
+func (w *historyWriter) journal(op historyOp) {
+	if j, ok := w.p.db.(historyJournal); ok {
+		_ = j.JournalHistory(historyKinds[op.kind], op.h)
+	}
 }
 
 // write makes one write.
@@ -180,6 +199,11 @@ func (w *historyWriter) flush() {
 		w.pending = w.pending[1:]
 	}
 	w.pending = nil
+	if j, ok := w.p.db.(historyJournal); ok {
+		if err := j.ClearHistoryJournal(); err != nil {
+			w.p.log.Warn("history journal not emptied", "error", err)
+		}
+	}
 	if w.backoff.failing() && w.heartbeat() {
 		return
 	}

@@ -24,6 +24,7 @@ type DB struct {
 	contacts    contactIndex  // contacts by number key (contacts_cache.go)
 	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
 	disk        diskState     // the disk-full state (disk.go)
+	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -61,19 +62,22 @@ func OpenDB(path string) (*DB, error) {
 	removeLeftovers(filepath.Dir(path), ".disk-probe-*") // a probe a kill cut short (disk.go)
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
 	db.journal.path = journalPath(path)
+	db.hjournal.path = historyJournalPath(path)
 	if err := migrate(g); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
 	defer cancel()
-	db.replayJournal(ctx) // never stops the start: JournalReplay tells what happened
+	db.replayJournal(ctx)                                // never stops the start: JournalReplay tells what happened
+	db.hjournal.replayErr = db.replayHistoryJournal(ctx) // the same: HistoryJournalReplay
 	return db, nil
 }
 
 // Close closes the database.
 func (db *DB) Close() error {
 	db.closeJournal()
+	db.closeHistoryJournal()
 	sqlDB, err := db.g.DB()
 	if err != nil {
 		return fmt.Errorf("close database: %w", err)

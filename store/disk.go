@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,8 @@ type diskState struct {
 	full     bool
 	probedAt time.Time
 	watchers []func(full bool)
+
+	checkpointing atomic.Bool // a checkpoint runs
 }
 
 // IsDiskFull tells whether err says the disk (or the quota) is full: ENOSPC
@@ -99,8 +102,14 @@ func (db *DB) setDiskFull(full bool) {
 	ws := append([]func(bool){}, d.watchers...)
 	d.mu.Unlock()
 	// Both ways, give the WAL's space back: entering, so that what the
-	// user frees stays free; leaving, to write the pages that waited.
-	db.checkpoint()
+	// user frees stays free; leaving, to write the pages that waited. In
+	// the background: a checkpoint waits for readers, the writer need not.
+	if db.disk.checkpointing.CompareAndSwap(false, true) {
+		go func() {
+			defer db.disk.checkpointing.Store(false)
+			db.checkpoint()
+		}()
+	}
 	for _, fn := range ws {
 		fn(full)
 	}

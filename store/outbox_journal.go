@@ -48,10 +48,11 @@ type journalLine struct {
 	CreatedAt  int64             `json:"t"`
 }
 
-// replayTimeout bounds the replay at open. The replay stores at most the
-// outbox's capacity and only counts the lines beyond (outbox_replay.go), so
-// it takes a fraction of a second even for a journal of 400,000 lines.
-const replayTimeout = 10 * time.Second
+// replayTimeout only guards against a disk that hangs: the replay stores at
+// most the outbox's capacity and only counts the lines beyond
+// (outbox_replay.go), so it takes a fraction of a second even for a journal
+// of 400,000 lines. A replay that times out keeps the journal.
+const replayTimeout = 60 * time.Second
 
 func journalPath(dbPath string) string { return dbPath + "-outbox.jnl" }
 

@@ -71,7 +71,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			log.Warn("no transcript for recording", "recording", r.ID, "err", err)
 		}
 	}
-	engine, err := audio.NewEngine(audioConfig(o.home, st, db, onRecording))
+	ecfg := audioConfig(o.home, st, db, onRecording)
+	ecfg.Logger = log // e.g. a recording that stops because the disk is full (issue 14)
+	engine, err := audio.NewEngine(ecfg)
 	if err != nil {
 		return err
 	}
