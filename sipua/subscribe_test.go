@@ -151,11 +151,26 @@ func TestSubscriptionDialogMatching(t *testing.T) {
 	}
 	// Unwatched: the subscription ends with Expires: 0 in its dialog.
 	p.SetWatched(nil)
-	un, _ := pbx.read(t, "SUBSCRIBE")
+	un, from := pbx.read(t, "SUBSCRIBE")
 	if header(un, "Expires") != "0" || header(un, "Call-ID") != n.callID || tagOf(header(un, "To")) != "peer" {
 		t.Errorf("unsubscribe:\n%s", un)
 	}
 	if line() != LineUnknown {
 		t.Errorf("a contact no longer watched shows %q", line())
+	}
+	n.answer(un, from, 0)
+	// Watched again, then the account is removed: the subscription ends too.
+	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	sub3, from := pbx.read(t, "SUBSCRIBE")
+	for header(sub3, "Call-ID") == n.callID { // a retransmission of the unsubscribe
+		sub3, from = pbx.read(t, "SUBSCRIBE")
+	}
+	n.answer(sub3, from, 60)
+	s := p.settingsNow()
+	s.Accounts = nil
+	p.Apply(s)
+	un, _ = pbx.read(t, "SUBSCRIBE")
+	if header(un, "Expires") != "0" || header(un, "Call-ID") != header(sub3, "Call-ID") {
+		t.Errorf("no unsubscribe when the account was removed:\n%s", un)
 	}
 }
