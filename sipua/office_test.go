@@ -63,28 +63,36 @@ func TestBusyLampFollowsCalls(t *testing.T) {
 	alice.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
 	alice.waitLine("c-bob", LineIdle, 10*time.Second)
 
-	c, err := carol.Dial(context.Background(), "bob", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := bob.waitState("", StateRingingIn, 5*time.Second)
-	t.Logf("ringing shown %v after bob's phone rang", alice.waitLine("c-bob", LineRinging, 3*time.Second))
-	if err := bob.Answer(context.Background(), in.ID); err != nil {
-		t.Fatal(err)
-	}
-	bob.waitState(in.ID, StateActive, 5*time.Second)
-	carol.waitState(c.ID, StateActive, 5*time.Second)
-	t.Logf("busy shown %v after bob answered", alice.waitLine("c-bob", LineBusy, 3*time.Second))
-	if err := carol.Hangup(context.Background(), c.ID); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kamailio:\n%s", kam.Log())
 		}
 	})
+	// Each step is timed from the command that caused it to alice's lamp
+	// (figures for the README; the wait itself allows 3 s).
+	t0 := time.Now()
+	c, err := carol.Dial(context.Background(), "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice.waitLine("c-bob", LineRinging, 3*time.Second)
+	t.Logf("ringing shown %v after carol dialled bob", time.Since(t0))
+	in := bob.waitState("", StateRingingIn, 5*time.Second)
+	t0 = time.Now()
+	if err := bob.Answer(context.Background(), in.ID); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitLine("c-bob", LineBusy, 3*time.Second)
+	t.Logf("busy shown %v after bob answered", time.Since(t0))
+	bob.waitState(in.ID, StateActive, 5*time.Second)
+	carol.waitState(c.ID, StateActive, 5*time.Second)
+	t0 = time.Now()
+	if err := carol.Hangup(context.Background(), c.ID); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitLine("c-bob", LineIdle, 3*time.Second)
+	t.Logf("idle shown %v after carol hung up", time.Since(t0))
 	bob.waitState(in.ID, StateEnded, 5*time.Second)
-	t.Logf("idle shown %v after the call ended", alice.waitLine("c-bob", LineIdle, 3*time.Second))
 	if got := alice.ContactState("c-nobody"); got.LineState != LineUnknown || got.Presence != PresenceUnknown {
 		t.Errorf("a contact not watched: %+v, want unknown/unknown", got)
 	}
