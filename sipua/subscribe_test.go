@@ -20,7 +20,6 @@ type notifier struct {
 	phone  *net.UDPAddr
 	callID string
 	ourTag string // the phone's From tag
-	cseq   int
 }
 
 func (n *notifier) send(msg string) {
