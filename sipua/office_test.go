@@ -279,3 +279,30 @@ func (s *recSession) heard() []float64 {
 	defer s.mu.Unlock()
 	return append([]float64(nil), s.samples...)
 }
+
+// TestPresenceWithBaresip: baresip's presence module and this phone see
+// each other's status through kamailio: baresip publishes open at start
+// and closed on presence_offline; it shows this phone Online while it
+// publishes and Offline once the publication is removed.
+func TestPresenceWithBaresip(t *testing.T) {
+	kam := testpeer.KamailioPresence(t)
+	alice := officePhone(t, kam, "alice", func(a *store.Account) { a.Presence = true })
+	bob := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(), Presence: true,
+		Contacts: []string{`"Alice" <sip:alice@` + kam.Addr() + `>;presence=p2p`}})
+	alice.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	alice.waitPresence("c-bob", PresenceAvailable, 10*time.Second)
+	contacts := func() string { out, _ := bob.Ctrl("contacts"); return out }
+	if !testpeer.WaitFor(10*time.Second, func() bool { return strings.Contains(contacts(), "Online") }) {
+		t.Fatalf("baresip does not see alice online:\n%s", contacts())
+	}
+	if _, err := bob.Ctrl("presence_offline"); err != nil {
+		t.Fatal(err)
+	}
+	alice.waitPresence("c-bob", PresenceOffline, 5*time.Second)
+	s := alice.settingsNow()
+	s.Accounts[0].Presence = false // publication removed (Expires: 0)
+	alice.Apply(s)
+	if !testpeer.WaitFor(10*time.Second, func() bool { return strings.Contains(contacts(), "Offline") }) {
+		t.Errorf("baresip still sees alice online after her publication ended:\n%s", contacts())
+	}
+}
