@@ -112,7 +112,7 @@ func (s *subscription) loop(ctx context.Context) {
 	backoff := subMinRetry
 	for ctx.Err() == nil {
 		s.newDialog()
-		exp, err := s.send(ctx, s.expiry)
+		exp, err := s.sendGrace(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -158,7 +158,7 @@ func (s *subscription) hold(ctx context.Context, exp int, backoff *time.Duration
 		case <-t.C:
 		}
 		var err error
-		exp, err = s.send(ctx, s.expiry)
+		exp, err = s.sendGrace(ctx)
 		if ctx.Err() != nil {
 			return ""
 		}
@@ -241,6 +241,17 @@ func (s *subscription) send(ctx context.Context, expires int) (int, error) {
 		}
 	}
 	return max(granted, 1), nil
+}
+
+// sendGrace sends a SUBSCRIBE that a stop does not cut short at once: an
+// answer arriving within 3 s still establishes the dialog, so the
+// unsubscribe that follows the stop can end it at the notifier.
+func (s *subscription) sendGrace(ctx context.Context) (int, error) {
+	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(3*time.Second, cancel) })
+	defer stop()
+	return s.send(gctx, s.expiry)
 }
 
 // established takes the dialog's remote tag, target and route set from a
