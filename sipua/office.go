@@ -242,10 +242,13 @@ func (o *office) reconcile() {
 	o.changed("", "")
 }
 
+// isUp: the line registered at least once (told by the bus, or seen in its
+// state now).
 func (o *office) isUp(l *line) bool {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.up[l]
+	up := o.up[l]
+	o.mu.Unlock()
+	return up || l.status().State == RegRegistered
 }
 
 // registered is told of each registration result of an account: the first
@@ -427,12 +430,17 @@ func (o *office) mwiNotify(accountID, ctype string, body []byte) {
 	}
 }
 
-// run follows the bus: registrations start and renew subscriptions, calls
-// change the published status.
-func (o *office) run(ctx context.Context) {
-	sub := o.p.bus.SubscribeOnly(256, false, func(e Event) bool {
+// subscribe is the office's view of the bus; Serve makes it before the
+// lines start, so no registration is missed.
+func (o *office) subscribe() *Subscription {
+	return o.p.bus.SubscribeOnly(256, false, func(e Event) bool {
 		return e.Kind == EventRegistration || e.Kind == EventCallStarted || e.Kind == EventCallEnded
 	})
+}
+
+// run follows the bus: registrations start and renew subscriptions, calls
+// change the published status.
+func (o *office) run(ctx context.Context, sub *Subscription) {
 	defer sub.Close()
 	sub.Each(ctx, func(e Event) {
 		switch e.Kind {
