@@ -200,6 +200,7 @@ func (o *office) reconcile() {
 	for k, s := range o.subs {
 		if w, ok := want[k]; !ok || w.l != s.l || w.target.String() != s.target.String() {
 			delete(o.subs, k)
+			p.log.Debug("subscription ends", "key", k)
 			stops = append(stops, s.stop)
 			if strings.HasPrefix(k, "mwi|") {
 				delete(o.vm, strings.TrimPrefix(k, "mwi|"))
@@ -212,6 +213,7 @@ func (o *office) reconcile() {
 			continue
 		}
 		s := newSubscription(p, w.l, w.event, w.accept, w.target, w.notify)
+		p.log.Debug("subscription starts", "key", k, "to", w.target.String())
 		o.subs[k] = s
 		starts = append(starts, s)
 	}

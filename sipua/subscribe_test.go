@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -195,5 +196,79 @@ func TestSubscriptionDialogMatching(t *testing.T) {
 	un, _ = pbx.read(t, "SUBSCRIBE")
 	if header(un, "Expires") != "0" || header(un, "Call-ID") != header(sub3, "Call-ID") {
 		t.Errorf("no unsubscribe when the account was removed:\n%s", un)
+	}
+}
+
+// TestOfficeEndsAtShutdown: stopping the phone ends its subscriptions
+// (Expires: 0 in their dialogs) and removes its presence publication
+// (PUBLISH Expires: 0 with SIP-If-Match, RFC 3903 4.5) before it
+// unregisters.
+func TestOfficeEndsAtShutdown(t *testing.T) {
+	pbx := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp",
+		Enabled: true, ExpiryS: 60, Presence: true}
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", PresenceStatus: "away"}, Accounts: []store.Account{acc}}
+	p, err := New(Config{Settings: s, Secrets: secretMap{}, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	reg, from := pbx.read(t, "REGISTER")
+	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
+	pub, from := pbx.read(t, "PUBLISH")
+	if header(pub, "Event") != "presence" || header(pub, "Content-Type") != "application/pidf+xml" || !strings.Contains(pub, "<rpid:away/>") {
+		t.Fatalf("PUBLISH:\n%s", pub)
+	}
+	pbx.reply(t, pub, from, "200 OK", "SIP-ETag: e1", "Expires: 60")
+	// Watched with presence on: a dialog and a presence subscription.
+	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	n := &notifier{rawPeer: pbx, t: t}
+	subs := map[string]string{} // event -> first SUBSCRIBE
+	for len(subs) < 2 {
+		m, from := pbx.read(t, "SUBSCRIBE")
+		n.answer(m, from, 60)
+		if _, seen := subs[header(m, "Event")]; !seen {
+			subs[header(m, "Event")] = m
+		}
+	}
+
+	cancel()
+	unsubs := map[string]string{}
+	var unpub string
+	for len(unsubs) < 2 || unpub == "" {
+		m, from := pbx.read(t, "")
+		switch {
+		case strings.HasPrefix(m, "SUBSCRIBE") && header(m, "Expires") != "0":
+			n.answer(m, from, 60) // a retransmission of a first one
+		case strings.HasPrefix(m, "SUBSCRIBE"):
+			unsubs[header(m, "Event")] = m
+			n.answer(m, from, 0)
+		case strings.HasPrefix(m, "PUBLISH"):
+			unpub = m
+			pbx.reply(t, m, from, "200 OK")
+		case strings.HasPrefix(m, "REGISTER"):
+			if len(unsubs) < 2 || unpub == "" {
+				t.Errorf("unregistered before ending the subscriptions and the publication")
+			}
+			pbx.reply(t, m, from, "200 OK")
+		}
+	}
+	for ev, sub := range subs {
+		un := unsubs[ev]
+		if header(un, "Expires") != "0" || header(un, "Call-ID") != header(sub, "Call-ID") || tagOf(header(un, "To")) != "peer" {
+			t.Errorf("%s unsubscribe:\n%s", ev, un)
+		}
+	}
+	if header(unpub, "Expires") != "0" || header(unpub, "SIP-If-Match") != "e1" || header(unpub, "Content-Length") != "0" {
+		t.Errorf("unpublish:\n%s", unpub)
+	}
+	select {
+	case <-done:
+		done <- nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
 	}
 }
