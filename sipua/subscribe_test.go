@@ -272,3 +272,49 @@ func TestOfficeEndsAtShutdown(t *testing.T) {
 		t.Fatal("Serve did not return")
 	}
 }
+
+// TestResubscribeAfterReregistration: a registration that succeeds after a
+// failed one makes the account's subscriptions again in new dialogs (the
+// PBX may have lost them with the registration).
+func TestResubscribeAfterReregistration(t *testing.T) {
+	pbx := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp", Enabled: true, ExpiryS: 60}
+	p := startPhone(t, acc, "")
+	reg, from := pbx.read(t, "REGISTER")
+	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=1") // refresh in 0.8 s
+	p.waitRegistered()
+	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	n := &notifier{rawPeer: pbx, t: t}
+	sub, from := pbx.read(t, "SUBSCRIBE")
+	n.answer(sub, from, 60)
+	reg, from = pbx.read(t, "REGISTER")
+	pbx.reply(t, reg, from, "503 Service Unavailable")
+	reg, from = pbx.read(t, "REGISTER") // after the backoff
+	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
+	again, from := pbx.read(t, "SUBSCRIBE")
+	if header(again, "Call-ID") == header(sub, "Call-ID") || strings.Contains(header(again, "To"), "tag=") || header(again, "Expires") == "0" {
+		t.Errorf("after re-registration, not a new subscription:\n%s", again)
+	}
+	n.answer(again, from, 60)
+	go pbx.answerAll() // the unsubscribe and unregister when the test ends
+}
+
+// answerAll answers every SUBSCRIBE and REGISTER until the socket closes.
+func (r *rawPeer) answerAll() {
+	buf := make([]byte, 65535)
+	for {
+		_ = r.conn.SetReadDeadline(time.Time{})
+		k, from, err := r.conn.ReadFromUDP(buf)
+		if err != nil {
+			return
+		}
+		m := string(buf[:k])
+		if strings.HasPrefix(m, "SUBSCRIBE") || strings.HasPrefix(m, "REGISTER") {
+			res := "SIP/2.0 200 OK\r\n"
+			for _, h := range []string{"Via", "From", "To", "Call-ID", "CSeq"} {
+				res += h + ": " + header(m, h) + "\r\n"
+			}
+			_, _ = r.conn.WriteToUDP([]byte(res+"Expires: 0\r\nContent-Length: 0\r\n\r\n"), from)
+		}
+	}
+}
