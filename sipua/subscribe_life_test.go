@@ -62,7 +62,8 @@ func TestOfficeEndsAtShutdown(t *testing.T) {
 			unpub = m
 			pbx.reply(t, m, from, "200 OK")
 		case strings.HasPrefix(m, "REGISTER"):
-			if len(unsubs) < 2 || unpub == "" {
+			// Expires 0 is the unregister; others are retransmissions of the first.
+			if header(m, "Expires") == "0" && (len(unsubs) < 2 || unpub == "") {
 				t.Errorf("unregistered before ending the subscriptions and the publication")
 			}
 			pbx.reply(t, m, from, "200 OK")
