@@ -16,6 +16,7 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day || rc=1
   node server/web/e2e/audio.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/origins.mjs "$BIN" test-artifacts || rc=1
+  node server/web/e2e/office.mjs "$BIN" test-artifacts || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
   exit $rc
 '

@@ -52,4 +52,19 @@
 //     keeps the seance id of the call it consults about.
 //   - DTMF goes as RFC 4733 when telephone-event was negotiated and the media
 //     session can send it, else as SIP INFO (application/dtmf-relay).
+//   - The office (office.go, subscribe.go, blf.go, presence.go, publish.go,
+//     mwi.go, pickup.go): watched contacts are subscribed to (RFC 6665) for
+//     the dialog package (RFC 4235) and, with the account's presence switch,
+//     presence (RFC 3856); accounts with mwi for message-summary (RFC
+//     3842). Subscriptions start when their account has registered, are
+//     refreshed at 80% of the granted expiry, made again in a new dialog
+//     after 481, no answer or a terminating NOTIFY (2 s doubling to 2 min)
+//     and after a registration that follows a failure, and end with
+//     Expires: 0. NOTIFYs match by Call-ID and both tags (others 481); a
+//     lower CSeq is ignored; bodies over 16 KiB or that do not parse change
+//     nothing. A ringing dialog toward the colleague outranks a busy one
+//     (what a pickup needs); pickup is the account's pickup_prefix plus the
+//     number, else an INVITE with Replaces from the ringing dialog's tags.
+//     The user's status is published (RFC 3903) as dnd with
+//     do-not-disturb, busy while any call is up, else the settings' choice.
 package sipua

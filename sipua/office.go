@@ -1,7 +1,6 @@
 package sipua
 
 import (
-	"context"
 	"strings"
 	"sync"
 
@@ -200,6 +199,7 @@ func (o *office) reconcile() {
 	for k, s := range o.subs {
 		if w, ok := want[k]; !ok || w.l != s.l || w.target.String() != s.target.String() {
 			delete(o.subs, k)
+			p.log.Debug("subscription ends", "key", k)
 			stops = append(stops, s.stop)
 			if strings.HasPrefix(k, "mwi|") {
 				delete(o.vm, strings.TrimPrefix(k, "mwi|"))
@@ -212,6 +212,7 @@ func (o *office) reconcile() {
 			continue
 		}
 		s := newSubscription(p, w.l, w.event, w.accept, w.target, w.notify)
+		p.log.Debug("subscription starts", "key", k, "to", w.target.String())
 		o.subs[k] = s
 		starts = append(starts, s)
 	}
@@ -240,214 +241,4 @@ func (o *office) reconcile() {
 		pub.start(o.myPresence())
 	}
 	o.changed("", "")
-}
-
-func (o *office) isUp(l *line) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.up[l]
-}
-
-// registered is told of each registration result of an account: the first
-// success of a line starts its subscriptions; a success after a failure
-// makes every subscription of that line again (the PBX may have lost them).
-func (o *office) registered(r Registration) {
-	l, ok := o.p.lineByID(r.AccountID)
-	if !ok {
-		return
-	}
-	o.mu.Lock()
-	if r.Failed {
-		o.failedAt[r.AccountID] = true
-		o.mu.Unlock()
-		return
-	}
-	if !r.OK {
-		o.mu.Unlock()
-		return
-	}
-	first := !o.up[l]
-	again := o.failedAt[r.AccountID]
-	o.up[l] = true
-	delete(o.failedAt, r.AccountID)
-	var renew []*subscription
-	if again && !first {
-		for _, s := range o.subs {
-			if s.l == l {
-				renew = append(renew, s)
-			}
-		}
-	}
-	o.mu.Unlock()
-	for _, s := range renew {
-		s.renew()
-	}
-	if first {
-		o.reconcile()
-	}
-}
-
-// stopAll ends every subscription and publication (shutdown, listener move).
-func (o *office) stopAll() {
-	o.mu.Lock()
-	var stops []func()
-	for k, s := range o.subs {
-		stops = append(stops, s.stop)
-		delete(o.subs, k)
-	}
-	for k, pub := range o.pubs {
-		stops = append(stops, pub.stop)
-		delete(o.pubs, k)
-	}
-	o.up = map[*line]bool{}
-	for _, st := range o.state {
-		st.line, st.dialogs, st.ring, st.state, st.presence = nil, nil, nil, LineUnknown, PresenceUnknown
-	}
-	o.vm = map[string]*Voicemail{}
-	o.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, f := range stops {
-		wg.Add(1)
-		go func() { defer wg.Done(); f() }()
-	}
-	wg.Wait()
-}
-
-// changed tells the pages (EventOffice on the bus).
-func (o *office) changed(accountID, contactID string) {
-	o.p.bus.Publish(Event{Kind: EventOffice, Office: OfficeChange{AccountID: accountID, ContactID: contactID}})
-}
-
-// dialogNotify takes a dialog-info body (nil: state unknown).
-func (o *office) dialogNotify(contactID, ctype string, body []byte) {
-	var d dialogInfo
-	if body != nil {
-		if ctype != "application/dialog-info+xml" {
-			return
-		}
-		var err error
-		if d, err = parseDialogInfo(body); err != nil {
-			o.p.log.Info("dialog NOTIFY not understood", "contact", contactID, "error", err)
-			return
-		}
-	}
-	o.mu.Lock()
-	st, ok := o.state[contactID]
-	if !ok {
-		o.mu.Unlock()
-		return
-	}
-	before := st.state
-	if body == nil {
-		st.dialogs, st.ring, st.state = nil, nil, LineUnknown
-	} else {
-		if !strings.EqualFold(d.State, "partial") || st.dialogs == nil {
-			st.dialogs = map[string]dialogElement{}
-		}
-		for i, dl := range d.Dialogs {
-			id := dl.ID
-			if id == "" {
-				id = dl.CallID + "\x00" + dl.LocalTag + "\x00" + string(rune('a'+i%26))
-			}
-			if len(st.dialogs) < maxDialogs || st.dialogs[id].State != "" {
-				st.dialogs[id] = dl
-			}
-		}
-		all := dialogInfo{}
-		for _, dl := range st.dialogs {
-			all.Dialogs = append(all.Dialogs, dl)
-			if dl.CallID != "" && dl.LocalTag != "" && dl.RemoteTag != "" {
-				if st.tags == nil || len(st.tags) >= maxDialogs {
-					st.tags = map[string][2]string{}
-				}
-				st.tags[dl.CallID] = [2]string{dl.LocalTag, dl.RemoteTag}
-			}
-		}
-		st.state, st.ring = all.lineState()
-		if r := st.ring; r != nil && r.LocalTag == "" {
-			if tg, ok := st.tags[r.CallID]; ok {
-				r.LocalTag, r.RemoteTag = tg[0], tg[1]
-			}
-		}
-	}
-	now := st.state
-	close(o.moved)
-	o.moved = make(chan struct{})
-	o.mu.Unlock()
-	if now != before {
-		o.changed("", contactID)
-	}
-}
-
-// presenceNotify takes a PIDF body (nil: unknown).
-func (o *office) presenceNotify(contactID, ctype string, body []byte) {
-	v := PresenceUnknown
-	if body != nil {
-		if ctype != "application/pidf+xml" {
-			return
-		}
-		d, err := parsePIDF(body)
-		if err != nil {
-			o.p.log.Info("presence NOTIFY not understood", "contact", contactID, "error", err)
-			return
-		}
-		v = d.value()
-	}
-	o.mu.Lock()
-	st, ok := o.state[contactID]
-	changed := ok && st.presence != v
-	if ok {
-		st.presence = v
-	}
-	o.mu.Unlock()
-	if changed {
-		o.changed("", contactID)
-	}
-}
-
-// mwiNotify takes a message-summary body (nil: unknown).
-func (o *office) mwiNotify(accountID, ctype string, body []byte) {
-	var vm *Voicemail
-	if body != nil {
-		if ctype != "application/simple-message-summary" {
-			return
-		}
-		v, ok := parseMessageSummary(body)
-		if !ok {
-			return
-		}
-		vm = &v
-	}
-	o.mu.Lock()
-	old := o.vm[accountID]
-	o.vm[accountID] = vm
-	o.mu.Unlock()
-	if (old == nil) != (vm == nil) || (old != nil && *old != *vm) {
-		o.changed(accountID, "")
-	}
-}
-
-// run follows the bus: registrations start and renew subscriptions, calls
-// change the published status.
-func (o *office) run(ctx context.Context) {
-	sub := o.p.bus.SubscribeOnly(256, false, func(e Event) bool {
-		return e.Kind == EventRegistration || e.Kind == EventCallStarted || e.Kind == EventCallEnded
-	})
-	defer sub.Close()
-	sub.Each(ctx, func(e Event) {
-		switch e.Kind {
-		case EventRegistration:
-			o.registered(e.Registration)
-		case EventCallStarted, EventCallEnded:
-			o.republish()
-		}
-	})
-}
-
-// stop ends the office for good (the phone is stopping).
-func (o *office) stop() {
-	o.mu.Lock()
-	o.stopped = true
-	o.mu.Unlock()
-	o.stopAll()
 }

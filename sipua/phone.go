@@ -103,10 +103,12 @@ func (p *Phone) Serve(ctx context.Context) error {
 	p.mu.Lock()
 	listen := p.settings.SIP.Listen
 	p.mu.Unlock()
+	osub := p.office.subscribe() // before the lines start: no registration is missed
 	p.stackMu.Lock()
 	err := p.openStack(ctx, listen)
 	p.stackMu.Unlock()
 	if err != nil {
+		osub.Close()
 		return err
 	}
 	hctx, hcancel := context.WithCancel(context.Background())
@@ -121,7 +123,7 @@ func (p *Phone) Serve(ctx context.Context) error {
 
 	octx, ocancel := context.WithCancel(context.Background())
 	odone := make(chan struct{})
-	go func() { defer close(odone); p.office.run(octx) }()
+	go func() { defer close(odone); p.office.run(octx, osub) }()
 
 	<-ctx.Done()
 

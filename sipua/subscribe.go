@@ -2,13 +2,9 @@ package sipua
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
 	"github.com/google/uuid"
 )
@@ -112,7 +108,7 @@ func (s *subscription) loop(ctx context.Context) {
 	backoff := subMinRetry
 	for ctx.Err() == nil {
 		s.newDialog()
-		exp, err := s.send(ctx, s.expiry)
+		exp, err := s.sendGrace(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -158,7 +154,7 @@ func (s *subscription) hold(ctx context.Context, exp int, backoff *time.Duration
 		case <-t.C:
 		}
 		var err error
-		exp, err = s.send(ctx, s.expiry)
+		exp, err = s.sendGrace(ctx)
 		if ctx.Err() != nil {
 			return ""
 		}
@@ -209,100 +205,6 @@ func (s *subscription) fail(err error) {
 	s.p.bus.Publish(Event{Kind: EventSubscriptionFailed, Office: OfficeChange{AccountID: s.l.acc.ID, Event: s.event}})
 }
 
-// subError is a SUBSCRIBE the notifier refused.
-type subError struct{ status int }
-
-func (e subError) Error() string { return fmt.Sprintf("SUBSCRIBE answered %d", e.status) }
-
-// send sends one SUBSCRIBE in the current dialog (the first one makes it)
-// and gives the granted expiry.
-func (s *subscription) send(ctx context.Context, expires int) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, subTimeout)
-	defer cancel()
-	req := s.request(expires)
-	res, err := s.l.client.Do(ctx, req)
-	if err == nil && (res.StatusCode == 401 || res.StatusCode == 407) {
-		res, err = s.l.client.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: s.l.authUser(), Password: s.l.password()})
-		s.mu.Lock()
-		s.cseq = max(s.cseq, req.CSeq().SeqNo+1)
-		s.mu.Unlock()
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrSubscription, err)
-	}
-	if !res.IsSuccess() {
-		return 0, fmt.Errorf("%w: %w", ErrSubscription, subError{int(res.StatusCode)})
-	}
-	s.established(res)
-	granted := expires
-	if h := res.GetHeader("Expires"); h != nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(h.Value())); err == nil && n >= 0 {
-			granted = min(n, expires)
-		}
-	}
-	return max(granted, 1), nil
-}
-
-// established takes the dialog's remote tag, target and route set from a
-// 2xx (RFC 6665 4.1.2.1, RFC 3261 12.1.2).
-func (s *subscription) established(res *sip.Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.active = true
-	if to := res.To(); to != nil && s.remoteTag == "" {
-		s.remoteTag, _ = to.Params.Get("tag")
-	}
-	if c := res.Contact(); c != nil {
-		s.remote = *c.Address.Clone()
-	}
-	if s.routes == nil {
-		rr := res.GetHeaders("Record-Route")
-		for i := len(rr) - 1; i >= 0; i-- {
-			if h, ok := rr[i].(*sip.RecordRouteHeader); ok {
-				s.routes = append(s.routes, *h.Address.Clone())
-			}
-		}
-	}
-}
-
-// request builds a SUBSCRIBE of the current dialog: the first goes to the
-// resource, later ones to the remote target with the route set. Both leave
-// toward the account's server (outbound proxy or domain).
-func (s *subscription) request(expires int) *sip.Request {
-	s.mu.Lock()
-	ru := s.target
-	if s.remoteTag != "" {
-		ru = s.remote
-	}
-	req := sip.NewRequest(sip.SUBSCRIBE, *ru.Clone())
-	from := &sip.FromHeader{Address: aor(s.l.acc), Params: sip.NewParams()}
-	from.Params.Add("tag", s.localTag)
-	to := &sip.ToHeader{Address: s.target, Params: sip.NewParams()}
-	if s.remoteTag != "" {
-		to.Params.Add("tag", s.remoteTag)
-	}
-	cid := sip.CallIDHeader(s.callID)
-	cseq := s.cseq
-	s.cseq++
-	routes := s.routes
-	s.mu.Unlock()
-	req.AppendHeader(from)
-	req.AppendHeader(to)
-	req.AppendHeader(&cid)
-	req.AppendHeader(&sip.CSeqHeader{SeqNo: cseq, MethodName: sip.SUBSCRIBE})
-	ct := s.l.contactHeader()
-	req.AppendHeader(&ct)
-	req.AppendHeader(sip.NewHeader("Event", s.event))
-	req.AppendHeader(sip.NewHeader("Accept", s.accept))
-	req.AppendHeader(sip.NewHeader("Expires", strconv.Itoa(expires)))
-	req.AppendHeader(sip.NewHeader("Allow", allowMethods))
-	s.l.prepare(req)
-	for _, r := range routes {
-		req.AppendHeader(&sip.RouteHeader{Address: r})
-	}
-	return req
-}
-
 // unsubscribe ends the current dialog, if one is up (RFC 6665 4.1.2.3).
 func (s *subscription) unsubscribe(ctx context.Context) {
 	s.mu.Lock()
@@ -315,121 +217,4 @@ func (s *subscription) unsubscribe(ctx context.Context) {
 	t0 := time.Now()
 	_, err := s.send(ctx, 0)
 	s.p.log.Debug("unsubscribed", "event", s.event, "to", s.target.String(), "error", err, "took", time.Since(t0))
-}
-
-// onNotify takes a NOTIFY of this subscription's dialog. It is answered
-// here; out-of-order NOTIFYs (a lower CSeq than one already taken, RFC 3261
-// 12.2.2) are answered and ignored.
-func (s *subscription) onNotify(req *sip.Request, tx sip.ServerTransaction) {
-	fromTag := ""
-	if f := req.From(); f != nil {
-		fromTag, _ = f.Params.Get("tag")
-	}
-	var seq uint32
-	if c := req.CSeq(); c != nil {
-		seq = c.SeqNo
-	}
-	s.mu.Lock()
-	if s.remoteTag != "" && fromTag != s.remoteTag {
-		s.mu.Unlock()
-		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Subscription Does Not Exist", nil))
-		return
-	}
-	// A NOTIFY may come before the 2xx of SUBSCRIBE (RFC 6665 4.1.2.4): it
-	// makes the dialog.
-	s.remoteTag = fromTag
-	if c := req.Contact(); c != nil {
-		s.remote = *c.Address.Clone()
-	}
-	stale := seq != 0 && seq <= s.lastCSeq
-	if !stale {
-		s.lastCSeq = seq
-	}
-	s.mu.Unlock()
-	// The body is taken before the 200 goes: whoever sees the answer sees
-	// the new state (parsing is bounded by maxNotifyBody).
-	defer func() { _ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil)) }()
-	if stale {
-		return
-	}
-	state := ""
-	if h := req.GetHeader("Subscription-State"); h != nil {
-		state = strings.ToLower(strings.TrimSpace(strings.SplitN(h.Value(), ";", 2)[0]))
-	}
-	body := req.Body()
-	ctype := ""
-	if h := req.ContentType(); h != nil {
-		ctype = strings.ToLower(strings.TrimSpace(strings.SplitN(h.Value(), ";", 2)[0]))
-	}
-	switch {
-	case len(body) > maxNotifyBody:
-		s.p.log.Warn("NOTIFY body too large, ignored", "event", s.event, "bytes", len(body))
-	case len(body) > 0:
-		s.notify(ctype, body)
-	}
-	if state == "terminated" {
-		// The notifier ended it (timeout, deactivated, rejected ...):
-		// subscribe again in a new dialog, after the usual wait.
-		s.notify("", nil)
-		s.mu.Lock()
-		s.active = false
-		s.mu.Unlock()
-		s.forget()
-		select {
-		case s.kick <- false:
-		default:
-		}
-	}
-}
-
-// subTable finds a subscription by the dialog of a NOTIFY: Call-ID and our
-// tag (the NOTIFY's To tag); the remote tag is checked by the subscription.
-type subTable struct {
-	mu sync.Mutex
-	m  map[string]*subscription
-}
-
-func (t *subTable) add(s *subscription) {
-	s.mu.Lock()
-	k := dialogKey(s.callID, s.localTag)
-	s.mu.Unlock()
-	t.mu.Lock()
-	if t.m == nil {
-		t.m = map[string]*subscription{}
-	}
-	t.m[k] = s
-	t.mu.Unlock()
-}
-
-func (t *subTable) forget(s *subscription) {
-	s.mu.Lock()
-	k := dialogKey(s.callID, s.localTag)
-	s.mu.Unlock()
-	t.mu.Lock()
-	if t.m[k] == s {
-		delete(t.m, k)
-	}
-	t.mu.Unlock()
-}
-
-func (t *subTable) find(req *sip.Request) (*subscription, bool) {
-	cid, to := req.CallID(), req.To()
-	if cid == nil || to == nil {
-		return nil, false
-	}
-	tag, _ := to.Params.Get("tag")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s, ok := t.m[dialogKey(cid.Value(), tag)]
-	return s, ok
-}
-
-// onNotify routes a NOTIFY: to a subscription of ours by its dialog, else
-// to the call it belongs to (REFER progress), else 481.
-func (p *Phone) onNotify(req *sip.Request, tx sip.ServerTransaction) {
-	if s, ok := p.subs.find(req); ok {
-		s.onNotify(req, tx)
-		return
-	}
-	p.inDialog(func(c *call, req *sip.Request, tx sip.ServerTransaction) { c.onNotify(req, tx) })(req, tx)
 }

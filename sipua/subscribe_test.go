@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,7 +21,6 @@ type notifier struct {
 	phone  *net.UDPAddr
 	callID string
 	ourTag string // the phone's From tag
-	cseq   int
 }
 
 func (n *notifier) send(msg string) {
@@ -87,12 +87,20 @@ const earlyDialog = `<?xml version="1.0"?>
 // nothing; a terminated subscription is made again; unwatching ends it.
 func TestSubscriptionDialogMatching(t *testing.T) {
 	pbx := newRawPeer(t)
+	step := "start"
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last step: %s", step)
+		}
+	})
 	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp", Enabled: true, ExpiryS: 60}
 	p := startPhone(t, acc, "")
+	step = "line 92"
 	reg, from := pbx.read(t, "REGISTER")
 	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
 	p.waitRegistered()
 	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	step = "line 96"
 	sub, from := pbx.read(t, "SUBSCRIBE")
 	if header(sub, "Event") != "dialog" || header(sub, "Accept") != "application/dialog-info+xml" || !strings.HasPrefix(sub, "SUBSCRIBE sip:bob@127.0.0.1") {
 		t.Fatalf("SUBSCRIBE:\n%s", sub)
@@ -140,22 +148,52 @@ func TestSubscriptionDialogMatching(t *testing.T) {
 	if code := n.notify(n.callID, "peer", seq, "terminated;reason=timeout", "", ""); code != 200 || line() != LineUnknown {
 		t.Errorf("terminated: %d, line %q; want 200 and unknown", code, line())
 	}
+	step = "line 143"
 	sub2, from := pbx.read(t, "SUBSCRIBE")
 	if header(sub2, "Call-ID") == n.callID || strings.Contains(header(sub2, "To"), "tag=") {
 		t.Errorf("after termination the SUBSCRIBE is not a new dialog:\n%s", sub2)
 	}
 	n.callID, n.ourTag = header(sub2, "Call-ID"), tagOf(header(sub2, "From"))
-	n.answer(sub2, from, 60)
+	// Granted 2 s: refreshed before it runs out, in the same dialog, to the
+	// notifier's Contact.
+	n.answer(sub2, from, 2)
+	t0 := time.Now()
+	step = "line 152"
+	ref, from := pbx.read(t, "SUBSCRIBE")
+	if d := time.Since(t0); d > 2*time.Second || header(ref, "Call-ID") != n.callID || tagOf(header(ref, "To")) != "peer" ||
+		!strings.HasPrefix(ref, fmt.Sprintf("SUBSCRIBE sip:127.0.0.1:%d ", pbx.port())) {
+		t.Errorf("refresh after %v:\n%s", d, ref)
+	}
+	n.answer(ref, from, 60)
 	if code := n.notify(n.callID, "peer", 2, "active", "application/dialog-info+xml", fmt.Sprintf(earlyDialog, 1, "confirmed")); code != 200 || line() != LineBusy {
 		t.Errorf("new dialog: %d, line %q; want busy", code, line())
 	}
 	// Unwatched: the subscription ends with Expires: 0 in its dialog.
 	p.SetWatched(nil)
-	un, _ := pbx.read(t, "SUBSCRIBE")
+	step = "line 163"
+	un, from := pbx.read(t, "SUBSCRIBE")
 	if header(un, "Expires") != "0" || header(un, "Call-ID") != n.callID || tagOf(header(un, "To")) != "peer" {
 		t.Errorf("unsubscribe:\n%s", un)
 	}
 	if line() != LineUnknown {
 		t.Errorf("a contact no longer watched shows %q", line())
+	}
+	n.answer(un, from, 0)
+	// Watched again, then the account is removed: the subscription ends too.
+	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	step = "line 173"
+	sub3, from := pbx.read(t, "SUBSCRIBE")
+	for header(sub3, "Call-ID") == n.callID { // a retransmission of the unsubscribe
+		step = "line 175"
+		sub3, from = pbx.read(t, "SUBSCRIBE")
+	}
+	n.answer(sub3, from, 60)
+	s := p.settingsNow()
+	s.Accounts = nil
+	p.Apply(s)
+	step = "line 181"
+	un, _ = pbx.read(t, "SUBSCRIBE")
+	if header(un, "Expires") != "0" || header(un, "Call-ID") != header(sub3, "Call-ID") {
+		t.Errorf("no unsubscribe when the account was removed:\n%s", un)
 	}
 }

@@ -12,6 +12,7 @@ type LampView struct {
 // VoicemailView is one account's mailbox in the header.
 type VoicemailView struct {
 	AccountID, Name string
+	Watched         bool // the mailbox is subscribed to (mwi)
 	Known           bool // a count was reported
 	New, Old        int
 	CanCall         bool // the account has a voicemail number

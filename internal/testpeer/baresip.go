@@ -21,6 +21,11 @@ type BaresipOpts struct {
 	Tone       float64  // Hz of the tone it plays as its microphone; 0 = 1000
 	AutoAnswer bool     // answer incoming calls at once
 	Codecs     []string // e.g. "PCMU/8000/1", "G722/8000/1", "opus/48000/2"; default PCMU, PCMA
+	// Presence loads baresip's presence module: it PUBLISHes "open" at start
+	// (ctrl presence_offline / presence_online change it) and SUBSCRIBEs to
+	// the Contacts given with ;presence=p2p (ctrl "contacts" shows them).
+	Presence bool
+	Contacts []string // lines of its contacts file, e.g. `"Alice" <sip:alice@127.0.0.1:5080>;presence=p2p`
 }
 
 // Baresip is a running baresip that plays a tone and records what it hears
@@ -106,10 +111,10 @@ module_tmp		account.so
 module_app		menu.so
 module_app		ctrl_tcp.so
 module_app		httpd.so
-ctrl_tcp_listen		127.0.0.1:%d
+%sctrl_tcp_listen		127.0.0.1:%d
 http_listen		127.0.0.1:%d
 snd_path		%s
-`, sip, src, rtp, rtp+39, mods, ctrl, http, filepath.Join(dir, "rec"))
+`, sip, src, rtp, rtp+39, mods, presenceModules(o.Presence), ctrl, http, filepath.Join(dir, "rec"))
 	host := fmt.Sprintf("127.0.0.1:%d", sip)
 	if o.Registrar != "" {
 		host = o.Registrar
@@ -123,7 +128,14 @@ snd_path		%s
 	if o.AutoAnswer {
 		acc += ";answermode=auto"
 	}
-	for name, body := range map[string]string{"config": cfg, "accounts": acc + "\n"} {
+	if o.Presence {
+		acc += ";pubint=300"
+	}
+	files := map[string]string{"config": cfg, "accounts": acc + "\n"}
+	if len(o.Contacts) > 0 {
+		files["contacts"] = strings.Join(o.Contacts, "\n") + "\n"
+	}
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -181,4 +193,14 @@ func (b *Baresip) Ctrl(command string, params ...string) (string, error) {
 			return "", fmt.Errorf("baresip %s: %w", command, err)
 		}
 	}
+}
+
+// presenceModules are the config lines of baresip's presence module: as
+// module_app, so they load after the accounts (a plain module line loads
+// them first and nothing is published).
+func presenceModules(on bool) string {
+	if !on {
+		return ""
+	}
+	return "module_app\t\tcontact.so\nmodule_app\t\tpresence.so\n"
 }

@@ -30,9 +30,10 @@ var pickupCaller string
 // alice, bob, carol, voicemail with passwords USERpw.
 type KamPresence struct {
 	Kam
-	t   testing.TB
-	cmd *exec.Cmd
-	gen int
+	t    testing.TB
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd has ended
+	gen  int
 }
 
 // KamailioPresence starts it for the test; it stops when the test ends.
@@ -57,35 +58,54 @@ func KamailioPresence(t testing.TB) *KamPresence {
 		t.Fatal(err)
 	}
 	k := &KamPresence{Kam: Kam{Port: port, Dir: dir}, t: t}
+	t.Cleanup(k.Stop)
 	k.Start()
 	return k
 }
 
 // Start runs kamailio (again, after Stop: a registrar restart that forgets
-// every registration and subscription, which it keeps in memory).
+// every registration and subscription, which it keeps in memory). One
+// cleanup, made when the test started it, stops whichever runs at the end,
+// after the phones of the test have stopped.
 func (k *KamPresence) Start() {
 	k.t.Helper()
 	k.gen++
-	cmd := exec.Command("kamailio", "-f", filepath.Join(k.Dir, "kamailio.cfg"), "-DD", "-E", "-Y", k.Dir, "-m", "64", "-M", "8")
 	logName := "kamailio.log"
 	if k.gen > 1 {
 		logName = fmt.Sprintf("kamailio-%d.log", k.gen)
 	}
-	start(k.t, cmd, filepath.Join(k.Dir, logName))
-	k.cmd = cmd
+	f, err := os.Create(filepath.Join(k.Dir, logName))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	cmd := exec.Command("kamailio", "-f", filepath.Join(k.Dir, "kamailio.cfg"), "-DD", "-E", "-Y", k.Dir, "-m", "64", "-M", "8")
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		k.t.Fatalf("start kamailio: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
+	k.cmd, k.done = cmd, done
 	if !WaitFor(10*time.Second, func() bool { return Listening("udp", k.Port) && Listening("tcp", k.Port) }) {
 		k.t.Fatalf("kamailio did not listen on %d:\n%s", k.Port, k.Log())
 	}
 }
 
-// Stop ends kamailio and waits until its ports are closed.
+// Stop ends kamailio (SIGTERM, then SIGKILL) and waits for it.
 func (k *KamPresence) Stop() {
-	k.t.Helper()
-	_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGTERM)
-	if !WaitFor(5*time.Second, func() bool { return !Listening("udp", k.Port) && !Listening("tcp", k.Port) }) {
-		_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
-		WaitFor(3*time.Second, func() bool { return !Listening("udp", k.Port) })
+	if k.cmd == nil {
+		return
 	}
+	_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-k.done:
+	case <-time.After(3 * time.Second):
+		_ = syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL)
+		<-k.done
+	}
+	k.cmd = nil
 }
 
 // Log is everything kamailio printed, over restarts.

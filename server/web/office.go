@@ -86,10 +86,10 @@ func (s *Server) officeView(l views.L) views.OfficeView {
 		list = s.cfg.Phone.Accounts()
 	}
 	for _, a := range list {
-		if !a.Enabled || !a.MWI {
+		if !a.Enabled || (!a.MWI && a.VoicemailNumber == "") {
 			continue
 		}
-		v := views.VoicemailView{AccountID: a.ID, Name: a.Name, CanCall: a.VoicemailNumber != ""}
+		v := views.VoicemailView{AccountID: a.ID, Name: a.Name, Watched: a.MWI, CanCall: a.VoicemailNumber != ""}
 		if v.Name == "" {
 			v.Name = a.Username + "@" + a.Domain
 		}
