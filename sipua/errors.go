@@ -24,3 +24,9 @@ var (
 	// ErrNotServing is a command given before Serve started the SIP stack.
 	ErrNotServing = errors.New("phone is not running")
 )
+
+// ErrBadNumber is a number, link or transfer target holding characters no
+// phone number or SIP URI may hold (CR, LF, NUL, other controls, '<', '>',
+// spaces inside a URI): nothing is sent (issue 12). server/api answers 400
+// with this text.
+var ErrBadNumber = errors.New("the number has characters a phone number cannot have")

@@ -54,7 +54,13 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 				}
 				continue
 			}
-			uriHdrs = append(uriHdrs, sip.NewHeader(k, unescape(v)))
+			h, err := uriHeader(k, unescape(v))
+			if err != nil {
+				return Call{}, fmt.Errorf("dial: %w", err)
+			}
+			if h != nil {
+				uriHdrs = append(uriHdrs, h)
+			}
 		}
 		target.Headers = nil
 	}

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
 )
 
@@ -20,7 +22,7 @@ func (s *Server) dial(c fiber.Ctx) error {
 	}
 	call, err := s.cfg.Phone.Dial(c.Context(), number, c.FormValue("account"))
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.acted(c, err)
 	}
 	s.mu.Lock()
 	s.redial = number
@@ -85,6 +87,9 @@ func (s *Server) conference(c fiber.Ctx) error {
 
 func (s *Server) acted(c fiber.Ctx, err error) error {
 	s.hub.poke()
+	if errors.Is(err, sipua.ErrBadNumber) {
+		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.badnumber"))
+	}
 	if err != nil {
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
