@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -32,6 +33,8 @@ type Engine struct {
 	mu       sync.Mutex
 	nextPort int
 	sessions map[*Session]struct{}
+
+	stray atomic.Uint64 // RTP packets dropped for their source (session_source.go)
 }
 
 // NewEngine checks the configuration and prepares the bridge.

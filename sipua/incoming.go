@@ -72,6 +72,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	localTag, _ := sess.InviteRequest.To().Params.Get("tag")
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
 	c.rtag, c.rtagSet = from.Params.GetOr("tag", ""), true // not yet shared: start publishes c
+	c.noteSignalPeer(req)
 	if !c.start() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
 		return

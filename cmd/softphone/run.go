@@ -80,6 +80,8 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	counters.AddCounterFunc(metrics.SIPRefusedName, metrics.SIPRefusedHelp, phone.RefusedRequests)
+	counters.AddCounterFunc(metrics.RTPStrayName, metrics.RTPStrayHelp, engine.StrayPackets)
 	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
 		Version: version, InstallMethod: installMethod, Logger: log})
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
