@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
@@ -35,12 +36,19 @@ type connGuard struct {
 	refused uint64                  // connections closed at once: over a limit
 	log     *slog.Logger
 
-	msgTimeout, idle time.Duration // tests shorten them
+	msgTimeout, idle atomic.Int64 // time.Duration; tests shorten them
 }
 
 func newConnGuard(log *slog.Logger) *connGuard {
-	return &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log,
-		msgTimeout: msgTimeout, idle: connIdle}
+	g := &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log}
+	g.setTimeouts(msgTimeout, connIdle)
+	return g
+}
+
+// setTimeouts sets how long a message may take and a connection may idle.
+func (g *connGuard) setTimeouts(msg, idle time.Duration) {
+	g.msgTimeout.Store(int64(msg))
+	g.idle.Store(int64(idle))
 }
 
 // listener wraps a SIP stream listener (TCP, or TCP under TLS): failed
@@ -150,9 +158,9 @@ func (c *guardedConn) deadline() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending || !c.seen {
-		return c.last.Add(c.g.msgTimeout)
+		return c.last.Add(time.Duration(c.g.msgTimeout.Load()))
 	}
-	return c.last.Add(c.g.idle)
+	return c.last.Add(time.Duration(c.g.idle.Load()))
 }
 
 func (c *guardedConn) Read(b []byte) (int, error) {
