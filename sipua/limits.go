@@ -1,9 +1,12 @@
 package sipua
 
 import (
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +40,7 @@ type connGuard struct {
 	log     *slog.Logger
 
 	msgTimeout, idle atomic.Int64 // time.Duration; tests shorten them
+	timedOut         atomic.Uint64 // connections closed by the clocks
 }
 
 func newConnGuard(log *slog.Logger) *connGuard {
@@ -168,6 +172,13 @@ func (c *guardedConn) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Read(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Our clock ran out: the connection ends as if the peer closed it
+		// (sipgo logs a read error per connection otherwise, thousands
+		// under attack).
+		c.g.timedOut.Add(1)
+		return n, io.EOF
+	}
 	if n > 0 && !onlyCRLF(b[:n]) {
 		c.mu.Lock()
 		if !c.pending {
