@@ -15,7 +15,6 @@ import (
 var knownMethods = []string{"INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "REGISTER", "PRACK",
 	"SUBSCRIBE", "NOTIFY", "PUBLISH", "INFO", "REFER", "MESSAGE", "UPDATE"}
 
-
 // allowHeader lists the methods that have a handler on st's server, so a
 // handler added later (SUBSCRIBE, PUBLISH, ...) shows up without another
 // list to keep in step.

@@ -39,7 +39,7 @@ type connGuard struct {
 	refused uint64                  // connections closed at once: over a limit
 	log     *slog.Logger
 
-	msgTimeout, idle atomic.Int64 // time.Duration; tests shorten them
+	msgTimeout, idle atomic.Int64  // time.Duration; tests shorten them
 	timedOut         atomic.Uint64 // connections closed by the clocks
 }
 
