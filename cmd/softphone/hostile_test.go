@@ -153,3 +153,51 @@ func TestFileDescriptorsRunOut(t *testing.T) {
 	t.Logf("after: fds %d, RSS %d KiB, page status %d", after, rssAfter, status)
 	p.stop(t)
 }
+
+// TestNumberInjectionThroughAPI: a number with CR/LF (header injection
+// toward the PBX) through POST /calls gets 400 with the words and
+// nothing reaches the PBX; a clean number right after does reach it.
+func TestNumberInjectionThroughAPI(t *testing.T) {
+	pbx, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pbx.Close()
+	home := t.TempDir()
+	apiPort := testpeer.FreeTCPPort(t)
+	api := "http://127.0.0.1:" + strconv.Itoa(apiPort)
+	writeSettings(t, home, map[string]any{
+		"api": map[string]any{"enabled": true, "port": apiPort},
+		"sip": map[string]any{"listen": "127.0.0.1:" + strconv.Itoa(testpeer.FreeSIPPort(t))},
+		"accounts": []map[string]any{{"id": "6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e", "name": "Office", "username": "alice",
+			"domain": "127.0.0.1", "port": pbx.LocalAddr().(*net.UDPAddr).Port, "registrar": "127.0.0.1:" + strconv.Itoa(testpeer.FreeUDPPort(t)),
+			"transport": "udp", "enabled": true}},
+	})
+	p := startPhone(t, home, noKeyring)
+	defer p.stop(t)
+	// The line is up once it tries to register (its registrar is silent).
+	if !testpeer.WaitFor(10*time.Second, func() bool {
+		var accs []map[string]any
+		return testpeer.GetJSON(api+"/accounts", &accs) == nil && len(accs) == 1 && accs[0]["state"] != "unregistered"
+	}) {
+		t.Fatalf("phone not up:\n%s", p.Output())
+	}
+	for _, n := range []string{"123\r\nX-Evil: 1", "sip:bob@pbx.test\r\nContact: <sip:evil@x>", "123\x00", "bob@ho st", "<sip:a@b>"} {
+		status, body := postJSON(t, api+"/calls", map[string]any{"number": n})
+		if status != http.StatusBadRequest || body["error"] != "the number has characters a phone number cannot have" {
+			t.Fatalf("%q: %d %v", n, status, body)
+		}
+	}
+	if status, body := postJSON(t, api+"/calls", map[string]any{"number": "123"}); status != http.StatusCreated {
+		t.Fatalf("clean number: %d %v", status, body)
+	}
+	buf := make([]byte, 65536)
+	_ = pbx.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, _, err := pbx.ReadFrom(buf)
+	if err != nil {
+		t.Fatalf("the PBX got nothing: %v\n%s", err, p.Output())
+	}
+	if first, _, _ := strings.Cut(string(buf[:n]), "\r\n"); first != "INVITE sip:123@127.0.0.1 SIP/2.0" {
+		t.Fatalf("the PBX's first message: %q", buf[:n])
+	}
+}
