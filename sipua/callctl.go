@@ -58,6 +58,8 @@ type call struct {
 	rtag    string
 	rtagSet bool
 	sigPeer netip.Addr // where the far end's SIP comes from (mediasource.go)
+	// incoming: gives the call's ringing place back (ringing.go); idempotent
+	ringDone func()
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.
