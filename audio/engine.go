@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,8 @@ type Engine struct {
 	nextPort int
 	sessions map[*Session]struct{}
 	outside  int // sessions that got ports outside the full range (ports.go)
+
+	stray atomic.Uint64 // RTP packets dropped for their source (session_source.go)
 }
 
 // NewEngine checks the configuration and prepares the bridge.

@@ -62,6 +62,7 @@ type Session struct {
 	tap func(pcm []int16) // tests: decoded far-end audio
 
 	srtp atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
+	src  sourceFilter              // where RTP may come from (session_source.go), under mu
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts
@@ -120,6 +121,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		s.enc, s.dec = enc, dec
 	}
 	s.remote, s.remoteAP, s.latched = remote, remote.AddrPort(), false
+	s.src.sdp, s.src.latchd = s.remoteAP.Addr().Unmap(), netip.AddrPort{}
 	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
 	s.armLocked(0)

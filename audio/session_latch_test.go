@@ -2,6 +2,7 @@ package audio
 
 import (
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -52,8 +53,9 @@ func (p *udpPeer) receive(n int) {
 
 // TestLatchToNATedSource: the far end's SDP names an address it cannot be
 // reached at (its private address behind a NAT; here 127.0.0.2), its packets
-// come from another IP: ours follow them there after its first packet, and
-// a later stranger cannot take the stream over.
+// come from the IP its SIP messages come from (127.0.0.1): ours follow them
+// there after its first packet, and later packets from another port of that
+// IP or from another IP cannot take the stream over (RFC 7362 5).
 func TestLatchToNATedSource(t *testing.T) {
 	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "nat"})
 	if err != nil {
@@ -62,14 +64,83 @@ func TestLatchToNATedSource(t *testing.T) {
 	defer s.Close()
 	far := newUDPPeer(t, "127.0.0.1")
 	sdp := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: far.addr().Port}
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
 	if err := s.Start(sdp, CodecPCMU, 101); err != nil {
 		t.Fatal(err)
 	}
 	far.send(s)
 	far.receive(5)
-	stranger := newUDPPeer(t, "127.0.0.1")
+	samePeerIP := newUDPPeer(t, "127.0.0.1")
+	samePeerIP.send(s)
+	stranger := newUDPPeer(t, "127.0.0.3")
 	stranger.send(s)
-	far.receive(10) // still ours: 200 ms of packets after the stranger's
+	far.receive(10) // still ours: 200 ms of packets after the others'
+	if n := s.StrayPackets(); n != 2 {
+		t.Errorf("stray packets counted: %d, want 2", n)
+	}
+}
+
+// TestNoLatchWithoutSignalPeer: a stranger that sends first, from an IP that
+// is neither the SDP's nor the SIP peer's, gets nothing: the stream stays on
+// the SDP's address and the stranger's packets are counted as strays.
+func TestNoLatchWithoutSignalPeer(t *testing.T) {
+	e := newTestEngine(t)
+	s, err := e.NewSession(SessionConfig{CallID: "stranger-first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	far := newUDPPeer(t, "127.0.0.1")
+	stranger := newUDPPeer(t, "127.0.0.3")
+	if err := s.Start(far.addr(), CodecPCMU, 101); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		stranger.send(s)
+	}
+	far.receive(10)
+	_ = stranger.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, _, err := stranger.conn.ReadFromUDP(make([]byte, 1500)); err == nil {
+		t.Fatal("the stranger who sent first got the call's audio")
+	}
+	if e.StrayPackets() != 5 || s.StrayPackets() != 5 {
+		t.Errorf("strays: engine %d, session %d; want 5", e.StrayPackets(), s.StrayPackets())
+	}
+}
+
+// TestStrayAudioNotHeard: while the far end sends a 440 Hz tone, a stranger
+// on another address sends 1000 Hz to the same port: the call hears only
+// the 440 Hz, by content.
+func TestStrayAudioNotHeard(t *testing.T) {
+	mk := func(ip, id string) *Session {
+		e, err := NewEngine(EngineConfig{Home: t.TempDir(), BindIP: ip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		s, err := e.NewSession(SessionConfig{CallID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	call, far, stranger := mk("127.0.0.1", "call"), mk("127.0.0.2", "far"), mk("127.0.0.3", "stranger")
+	for _, st := range []struct{ s, to *Session }{{call, far}, {far, call}, {stranger, call}} {
+		if err := st.s.Start(st.to.LocalAddr(), CodecPCMU, 101); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var heard collector
+	call.setTap(heard.add)
+	defer feeder(t, stranger, 1000)()
+	defer feeder(t, far, 440)()
+	heard.take(t, pcmRate/2) // settle
+	heard.reset()
+	assertTones(t, "heard during a stray stream", heard.take(t, pcmRate), []float64{440}, []float64{1000})
+	if call.StrayPackets() == 0 {
+		t.Error("the stranger's packets were not counted")
+	}
 }
 
 // TestNoLatchOnSameIP: packets from another port of the SDP's own IP do not

@@ -1,8 +1,6 @@
 package audio
 
 import (
-	"net"
-	"net/netip"
 	"time"
 
 	"github.com/pion/rtp"
@@ -22,6 +20,9 @@ func (s *Session) readLoop() {
 		if err != nil {
 			return
 		}
+		if !s.admit(from) {
+			continue // before Start, or a stray (session_source.go)
+		}
 		pkt, ok := s.srtpIn(buf[:n])
 		if !ok {
 			continue // not ours: it does not authenticate (RFC 3711 3.3)
@@ -39,7 +40,6 @@ func (s *Session) readLoop() {
 		if p.PayloadType != codec.PT && (dtmfPT == 0 || p.PayloadType != dtmfPT) {
 			continue // comfort noise or a payload type we did not agree on
 		}
-		s.latch(from)
 		if dtmfPT != 0 && p.PayloadType == dtmfPT {
 			if d, ok := det.feed(p.Timestamp, p.Payload); ok && s.cfg.OnDTMF != nil {
 				s.cfg.OnDTMF(d)
@@ -52,31 +52,6 @@ func (s *Session) readLoop() {
 		}
 		ro.push(&p, func(q *rtp.Packet) { s.deliver(q, codec, pcm) })
 	}
-}
-
-// latch makes the far end's first RTP packet after Start decide where ours
-// go when it comes from another IP address than its SDP named: the far end
-// is behind a NAT that rewrote its address, and the NAT passes our packets
-// back only to the address it sends from (symmetric RTP, RFC 4961; latching,
-// RFC 7362 4). Only the first packet decides, so a stranger cannot take the
-// stream over later (RFC 7362 5); a different port on the same IP is left
-// alone, as some media servers send from another port than they receive on.
-func (s *Session) latch(from netip.AddrPort) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.latched || !from.IsValid() {
-		return
-	}
-	s.latched = true
-	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-	if from.Addr() == s.remoteAP.Addr().Unmap() {
-		return
-	}
-	s.eng.log.Info("RTP latched to the far end's source address", "call", s.cfg.CallID,
-		"sdp", s.remoteAP.String(), "source", from.String())
-	s.remote = net.UDPAddrFromAddrPort(from)
-	s.remoteAP = from
-	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
 }
 
 // deliver hands one in-order packet from the PBX to the tab (as is when the

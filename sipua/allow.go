@@ -15,16 +15,13 @@ import (
 var knownMethods = []string{"INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "REGISTER", "PRACK",
 	"SUBSCRIBE", "NOTIFY", "PUBLISH", "INFO", "REFER", "MESSAGE", "UPDATE"}
 
-// allowOrder is the order methods are listed in Allow.
-var allowOrder = knownMethods
-
 // allowHeader lists the methods that have a handler on st's server, so a
 // handler added later (SUBSCRIBE, PUBLISH, ...) shows up without another
 // list to keep in step.
 func (st *stack) allowHeader() string {
 	reg := st.srv.RegisteredMethods()
 	var out []string
-	for _, m := range allowOrder {
+	for _, m := range knownMethods {
 		if slices.Contains(reg, m) {
 			out = append(out, m)
 		}

@@ -3,6 +3,7 @@ package sipua
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,9 @@ type call struct {
 	// the other side's tag; with rtagSet, under p.mu (dialogmatch.go)
 	rtag    string
 	rtagSet bool
+	sigPeer netip.Addr // where the far end's SIP comes from (mediasource.go)
+	// incoming: gives the call's ringing place back (ringing.go); idempotent
+	ringDone func()
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.

@@ -122,16 +122,22 @@ func serverHosts(a store.Account) []string {
 	return out
 }
 
-// resolveServers looks the account's server names up and adds their
-// addresses; IP literals are added at once. A name that does not resolve
-// adds nothing (its registrations fail anyway).
-func (l *line) resolveServers(ctx context.Context) {
+// addLiteralServers adds the servers named by address: at once, without
+// asking DNS (newLine runs under the phone's lock).
+func (l *line) addLiteralServers() {
 	for _, h := range serverHosts(l.acc) {
 		if ip, err := netip.ParseAddr(h); err == nil {
 			l.addServer(ip)
-			continue
 		}
-		if ctx == nil {
+	}
+}
+
+// resolveServers looks the account's server names up and adds their
+// addresses. A name that does not resolve adds nothing (its registrations
+// fail anyway).
+func (l *line) resolveServers(ctx context.Context) {
+	for _, h := range serverHosts(l.acc) {
+		if _, err := netip.ParseAddr(h); err == nil {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)

@@ -37,3 +37,9 @@ var (
 // ErrHoldFirst: a new call was not placed or answered because a connected
 // call could not be put on hold first (one conversation at a time).
 var ErrHoldFirst = errors.New("the call in progress could not be put on hold")
+
+// ErrBadNumber is a number, link or transfer target holding characters no
+// phone number or SIP URI may hold (CR, LF, NUL, other controls, '<', '>',
+// spaces inside a URI): nothing is sent (issue 12). server/api answers 400
+// with this text.
+var ErrBadNumber = errors.New("the number has characters a phone number cannot have")

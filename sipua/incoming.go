@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
@@ -49,7 +50,8 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 		return
 	}
-	defer p.freeRingSlot()
+	ringDone := sync.OnceFunc(p.freeRingSlot) // on answer, or once the INVITE has its final answer
+	defer ringDone()
 	seance := ""
 	if h := req.GetHeader(headerSeance); h != nil {
 		if u, err := uuid.Parse(strings.TrimSpace(h.Value())); err == nil {
@@ -65,6 +67,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		return
 	}
 	c := p.newCall(l, DirIn, seance)
+	c.ringDone = ringDone
 	c.in, c.dlg = sess, sess
 	c.final = make(chan struct{})
 	from := req.From()
@@ -72,6 +75,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	localTag, _ := sess.InviteRequest.To().Params.Get("tag")
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
 	c.rtag, c.rtagSet = from.Params.GetOr("tag", ""), true // not yet shared: start publishes c
+	c.noteSignalPeer(req)
 	if !c.start() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
 		return
@@ -210,6 +214,7 @@ func (c *call) answer() error {
 		}
 	}()
 	c.connected()
+	c.ringDone() // answered: no longer ringing, though the ACK may still be on its way
 	return nil
 }
 

@@ -170,6 +170,7 @@ func (c *call) sessionCodecs() []audio.Codec {
 // applyMedia starts (or moves) RTP after an offer/answer.
 func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	c.neg = n
+	c.tellSignalPeer()
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}

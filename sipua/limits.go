@@ -1,10 +1,14 @@
 package sipua
 
 import (
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
@@ -35,12 +39,20 @@ type connGuard struct {
 	refused uint64                  // connections closed at once: over a limit
 	log     *slog.Logger
 
-	msgTimeout, idle time.Duration // tests shorten them
+	msgTimeout, idle atomic.Int64  // time.Duration; tests shorten them
+	timedOut         atomic.Uint64 // connections closed by the clocks
 }
 
 func newConnGuard(log *slog.Logger) *connGuard {
-	return &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log,
-		msgTimeout: msgTimeout, idle: connIdle}
+	g := &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log}
+	g.setTimeouts(msgTimeout, connIdle)
+	return g
+}
+
+// setTimeouts sets how long a message may take and a connection may idle.
+func (g *connGuard) setTimeouts(msg, idle time.Duration) {
+	g.msgTimeout.Store(int64(msg))
+	g.idle.Store(int64(idle))
 }
 
 // listener wraps a SIP stream listener (TCP, or TCP under TLS): failed
@@ -150,9 +162,9 @@ func (c *guardedConn) deadline() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending || !c.seen {
-		return c.last.Add(c.g.msgTimeout)
+		return c.last.Add(time.Duration(c.g.msgTimeout.Load()))
 	}
-	return c.last.Add(c.g.idle)
+	return c.last.Add(time.Duration(c.g.idle.Load()))
 }
 
 func (c *guardedConn) Read(b []byte) (int, error) {
@@ -160,6 +172,13 @@ func (c *guardedConn) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Read(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// Our clock ran out: the connection ends as if the peer closed it
+		// (sipgo logs a read error per connection otherwise, thousands
+		// under attack).
+		c.g.timedOut.Add(1)
+		return n, io.EOF
+	}
 	if n > 0 && !onlyCRLF(b[:n]) {
 		c.mu.Lock()
 		if !c.pending {

@@ -110,7 +110,7 @@ func newLine(p *Phone, a store.Account) (*line, error) {
 	l := &line{p: p, acc: a, state: RegUnregistered, regID: uuid.NewString(), cseq: 1, done: make(chan struct{})}
 	close(l.done)
 	l.contactUser = contactUser(a)
-	l.resolveServers(nil) // IP literals now; names when registering
+	l.addLiteralServers() // names are looked up when registering
 	if st == nil {
 		return l, nil
 	}

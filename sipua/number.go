@@ -2,45 +2,84 @@ package sipua
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/emiago/sipgo/sip"
 
 	"github.com/softphone/softphone/store"
 )
 
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
-
 // dialSeparators are what people type between digits; the dialler drops them.
-var dialSeparators = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "", "/", "", "\t", "")
+var dialSeparators = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "", "/", "", "\t", "", "\u00a0", "")
+
+// checkChars refuses what no phone number or SIP URI may hold: control
+// characters (CR and LF would end the Request-URI line and start headers of
+// the attacker's choosing toward the PBX; NUL, TAB and the rest), '<' and '>'
+// (they close the name-addr of To and Refer-To), and, inside a URI, spaces
+// (RFC 3261 25.1: a URI has no unescaped space). Invalid UTF-8 too.
+func checkChars(s string, uri bool) error {
+	if !utf8.ValidString(s) {
+		return ErrBadNumber
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '<' || r == '>' || r == '\u2028' || r == '\u2029' ||
+			(uri && unicode.IsSpace(r)) {
+			return ErrBadNumber
+		}
+	}
+	return nil
+}
+
+// schemeOf gives the scheme of s as sipgo's URI parser reads it, or "" when
+// s has none: a scheme is a letter followed by letters, digits, '+', '-'
+// or '.' (RFC 3986 3.1), so "123:4" and "bob@host:5060" have none.
+func schemeOf(s string) string {
+	var u sip.Uri
+	if err := sip.ParseUri(s, &u); err != nil || u.Scheme == "" {
+		return ""
+	}
+	for i, r := range u.Scheme {
+		letter := r >= 'a' && r <= 'z'
+		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return ""
+		}
+	}
+	return u.Scheme
+}
 
 // completeTarget completes a number or transfer target on an account the
 // way rest-api.md says: sip:<number>@<account domain>; a target with a scheme
 // or an '@' is used unchanged (only "sip:" is put before a bare user@host so
-// it can be sent).
+// it can be sent). Characters no number or URI may hold: ErrBadNumber.
 func completeTarget(number string, a store.Account) (string, error) {
 	n := strings.TrimSpace(number)
 	if n == "" {
 		return "", ErrNoNumber
 	}
-	if schemeRE.MatchString(n) && !isDigitsColon(n) {
-		return n, nil
+	if err := checkChars(n, false); err != nil {
+		return "", fmt.Errorf("number %q: %w", number, err)
+	}
+	if schemeOf(n) != "" {
+		return n, checkURI(number, n)
 	}
 	if strings.Contains(n, "@") {
-		return "sip:" + n, nil
+		return "sip:" + n, checkURI(number, n)
 	}
 	host, _ := splitHostPort(a.Domain, 0)
 	if host == "" {
 		return "", fmt.Errorf("complete %q: %w", number, ErrAccountGone)
 	}
-	return "sip:" + dialSeparators.Replace(n) + "@" + host, nil
+	t := "sip:" + dialSeparators.Replace(n) + "@" + host
+	return t, checkURI(number, t)
 }
 
-// isDigitsColon tells "123:4" (not a scheme) from "tel:123".
-func isDigitsColon(s string) bool {
-	i := strings.IndexByte(s, ':')
-	return i > 0 && strings.Trim(s[:i], "0123456789+") == ""
+func checkURI(number, uri string) error {
+	if err := checkChars(uri, true); err != nil {
+		return fmt.Errorf("number %q: %w", number, err)
+	}
+	return nil
 }
 
 // parseTarget completes and parses a target into a SIP URI.
@@ -51,7 +90,7 @@ func parseTarget(number string, a store.Account) (sip.Uri, error) {
 	}
 	var u sip.Uri
 	if err := sip.ParseUri(t, &u); err != nil {
-		return sip.Uri{}, fmt.Errorf("target %q: %w", number, err)
+		return sip.Uri{}, fmt.Errorf("target %q: %w: %w", number, ErrBadNumber, err)
 	}
 	return u, nil
 }
@@ -65,4 +104,39 @@ func partyOf(display string, u sip.Uri) (number, name, uri string) {
 		number = u.Host
 	}
 	return number, strings.Trim(display, `"`), clean.String()
+}
+
+// referTarget reads the URI of a Refer-To header (RFC 3515 2.1) with
+// sipgo's address parser; characters no URI may hold: ErrBadNumber.
+func referTarget(v string) (string, error) {
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 || !utf8.ValidString(v) {
+		return "", ErrBadNumber // the name-addr's own '<' '>' are fine here
+	}
+	var u sip.Uri
+	hp := sip.NewParams()
+	if _, err := sip.ParseAddressValue(strings.TrimSpace(v), &u, &hp); err != nil {
+		return "", fmt.Errorf("refer-to: %w: %w", ErrBadNumber, err)
+	}
+	t := u.String()
+	if err := checkChars(t, true); err != nil || u.Host == "" && u.Raw() == "" {
+		return "", fmt.Errorf("refer-to %q: %w", t, ErrBadNumber)
+	}
+	return t, nil
+}
+
+// uriHeader turns a header of a target URI ("?Replaces=...", RFC 3261
+// 19.1.1) into a header of the INVITE. Only Replaces is taken (RFC 3891,
+// attended transfer): a URI handed to us by the other side must not set
+// arbitrary headers toward the PBX. Nil: dropped.
+func uriHeader(name, value string) (sip.Header, error) {
+	if !strings.EqualFold(name, "Replaces") {
+		return nil, nil
+	}
+	if err := checkChars(value, false); err != nil {
+		return nil, err
+	}
+	if _, err := parseReplaces(value); err != nil {
+		return nil, fmt.Errorf("replaces header %q: %w", value, ErrBadNumber)
+	}
+	return sip.NewHeader("Replaces", value), nil
 }

@@ -61,7 +61,13 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 				}
 				continue
 			}
-			uriHdrs = append(uriHdrs, sip.NewHeader(k, unescape(v)))
+			h, err := uriHeader(k, unescape(v))
+			if err != nil {
+				return Call{}, fmt.Errorf("dial: %w", err)
+			}
+			if h != nil {
+				uriHdrs = append(uriHdrs, h)
+			}
 		}
 		target.Headers = nil
 	}
@@ -195,6 +201,7 @@ func (c *call) onRinging(r *sip.Response) {
 	// Early media (183 with SDP) is played at once, and moved when a later
 	// 18x names another address or codec (another fork, an announcement).
 	if len(r.Body()) > 0 {
+		c.noteSignalPeer(r)
 		if rs, err := parseSDP(r.Body()); err == nil {
 			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil && !sameMedia(n, c.neg) {
 				if err := c.applyMedia(n, dirSendRecv); err != nil {
@@ -225,6 +232,7 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 		c.setState(StateRingingOut)
 	}
 	if rs, err := parseSDP(res.Body()); err == nil {
+		c.noteSignalPeer(res)
 		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
 			_ = c.applyMedia(n, dirSendRecv)
 			c.remoteHold = rs.dir == dirSendOnly || rs.dir == dirInactive

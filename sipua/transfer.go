@@ -210,13 +210,8 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}
-	target := strings.TrimSpace(rt.Value())
-	if i := strings.IndexByte(target, '<'); i >= 0 {
-		if j := strings.LastIndexByte(target, '>'); j > i {
-			target = target[i+1 : j]
-		}
-	}
-	if target == "" {
+	target, err := referTarget(rt.Value())
+	if err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}

@@ -85,5 +85,5 @@ var de2 = map[string]string{
 	"err.nonumber": "Ein Anruf braucht eine Nummer.", "err.nophone": "Das Telefon läuft nicht.",
 	"err.portinuse": "Diesen Port nutzen die Telefonseiten.", "err.severity": "Warnsignale brauchen eine Schwere.",
 	"err.toolong": "Zu lang.", "err.code": "Kleinbuchstaben, Ziffern, - und _ verwenden (bis 64).",
-	"err.domain": "Ein Domainname oder eine Adresse, ohne Benutzer oder Pfad.",
+	"err.domain": "Ein Domainname oder eine Adresse, ohne Benutzer oder Pfad.", "err.badnumber": "Die Nummer enthält Zeichen, die eine Telefonnummer nicht haben kann.",
 }

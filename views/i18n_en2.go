@@ -85,5 +85,5 @@ var en2 = map[string]string{
 	"err.nonumber": "A call needs a number.", "err.nophone": "The phone is not running.",
 	"err.portinuse": "The phone pages use this port.", "err.severity": "Red flags need a severity.",
 	"err.toolong": "Too long.", "err.code": "Use lower case letters, digits, - and _ (up to 64).",
-	"err.domain": "A domain name or address, without user or path.",
+	"err.domain": "A domain name or address, without user or path.", "err.badnumber": "The number has characters a phone number cannot have.",
 }

@@ -61,6 +61,13 @@ func startPhone(t *testing.T, home string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--home", home, "--no-browser"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	return startProc(t, cmd)
+}
+
+// startProc starts cmd (the binary, maybe under a wrapper such as prlimit)
+// and waits for its page line.
+func startProc(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw

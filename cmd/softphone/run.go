@@ -85,6 +85,8 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	watchCtx, stopWatching := context.WithCancel(context.Background())
 	defer stopWatching()
 	watchContacts(watchCtx, phone, db, log)
+	counters.AddCounterFunc(metrics.SIPRefusedName, metrics.SIPRefusedHelp, phone.RefusedRequests)
+	counters.AddCounterFunc(metrics.RTPStrayName, metrics.RTPStrayHelp, engine.StrayPackets)
 	sender := webhook.New(webhook.Config{Settings: st, Secrets: secrets, DB: db, Metrics: counters,
 		Version: version, InstallMethod: installMethod, Logger: log})
 	var webServer *web.Server

@@ -18,6 +18,8 @@ func phoneError(err error) error {
 		}
 	}
 	switch {
+	case errors.Is(err, sipua.ErrBadNumber):
+		return fail(fiber.StatusBadRequest, sipua.ErrBadNumber.Error()) // issue 12: nothing sent
 	case errors.Is(err, sipua.ErrNoAccount):
 		return fail(fiber.StatusBadRequest, msgNoPhone)
 	case errors.Is(err, sipua.ErrBadDigit):

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/internal/netguard"
 	"github.com/softphone/softphone/server/httplimit"
 	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
@@ -195,7 +196,8 @@ func (s *Server) start(port int) (*listener, error) {
 	l.app = s.newApp(l)
 	go func() {
 		defer close(l.done)
-		err := l.app.Listener(s.cfg.Limits.Listener(ln), fiber.ListenConfig{DisableStartupMessage: true})
+		// Accept errors (EMFILE) are retried: fasthttp would end serving (issue 12).
+		err := l.app.Listener(netguard.Retry(s.cfg.Limits.Listener(ln), s.log), fiber.ListenConfig{DisableStartupMessage: true})
 		if err != nil && !errors.Is(err, net.ErrClosed) {
 			s.log.Debug("local control API listener ended", "err", err)
 		}

@@ -89,3 +89,19 @@ func (m *Metrics) WebhookFailed() { m.whFailed.Inc() }
 
 // WebhookDropped counts a webhook discarded because the queue was full.
 func (m *Metrics) WebhookDropped() { m.whDropped.Inc() }
+
+// Beyond the spec's table, counters read from the phone's parts (issue 12):
+// their values live where they are counted, so they are read at scrape time.
+const (
+	SIPRefusedName = "sip_requests_refused_total"
+	SIPRefusedHelp = "SIP requests refused because of who sent them (sip.accept_calls_from)."
+	RTPStrayName   = "rtp_packets_stray_total"
+	RTPStrayHelp   = "RTP packets dropped because they came from neither the far end's SDP address nor its SIP address."
+)
+
+// AddCounterFunc serves a counter whose value f reads (for example the
+// phone's RefusedRequests).
+func (m *Metrics) AddCounterFunc(name, help string, f func() uint64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+		func() float64 { return float64(f()) }))
+}

@@ -1,9 +1,11 @@
 package web
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/sipua"
 	"github.com/softphone/softphone/store"
 )
 
@@ -19,7 +21,7 @@ func (s *Server) dial(c fiber.Ctx) error {
 	}
 	call, err := s.cfg.Phone.Dial(c.Context(), number, c.FormValue("account"))
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.acted(c, err)
 	}
 	s.mu.Lock()
 	s.redial = number
@@ -84,6 +86,9 @@ func (s *Server) conference(c fiber.Ctx) error {
 
 func (s *Server) acted(c fiber.Ctx, err error) error {
 	s.hub.poke()
+	if errors.Is(err, sipua.ErrBadNumber) {
+		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.badnumber"))
+	}
 	if err != nil {
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}

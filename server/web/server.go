@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/internal/netguard"
 	"github.com/softphone/softphone/server/httplimit"
 	"github.com/softphone/softphone/sipua"
 )
@@ -135,7 +136,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	go s.hub.run(hubCtx, s)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- s.app.Listener(s.cfg.Limits.Listener(s.ln), fiber.ListenConfig{DisableStartupMessage: true})
+		// Accept errors (EMFILE) are retried: fasthttp would end serving (issue 12).
+		errc <- s.app.Listener(netguard.Retry(s.cfg.Limits.Listener(s.ln), s.log), fiber.ListenConfig{DisableStartupMessage: true})
 	}()
 	select {
 	case err := <-errc:

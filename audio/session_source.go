@@ -1,0 +1,87 @@
+package audio
+
+import (
+	"net"
+	"net/netip"
+)
+
+// Where RTP may come from (issue 12, item 5). A packet is taken only from
+// the address the far end's SDP names or, for latching (symmetric RTP,
+// RFC 4961; RFC 7362 4), from the IP address its SIP messages come from.
+// Everything else is a stray: dropped before it is parsed, counted
+// (Engine.StrayPackets, StrayPackets of the session), never heard, never
+// taken for DTMF, and never able to move where our packets go (RFC 7362 5:
+// a stranger who sends first does not get the call's audio).
+
+// sourceFilter is the session's view of the far end, under Session.mu.
+type sourceFilter struct {
+	sdp    netip.Addr     // the SDP's connection address (Start)
+	peer   netip.Addr     // the SIP peer's address (SetSignalPeer); invalid: unknown
+	latchd netip.AddrPort // where the stream latched to on the peer's IP
+	stray  uint64
+	warned bool
+}
+
+// SetSignalPeer names the IP address the call's SIP messages come from:
+// RTP from there is taken even when the SDP names another address (the far
+// end is behind a NAT), and ours then go where it comes from.
+func (s *Session) SetSignalPeer(ip netip.Addr) {
+	s.mu.Lock()
+	s.src.peer = ip.Unmap()
+	s.mu.Unlock()
+}
+
+// StrayPackets is how many packets of this session came from elsewhere.
+func (s *Session) StrayPackets() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.src.stray
+}
+
+// StrayPackets is how many RTP packets all sessions dropped as strays.
+func (e *Engine) StrayPackets() uint64 { return e.stray.Load() }
+
+// admit says whether a packet from "from" may be taken, and latches: the
+// first packet from the SIP peer's IP, when the SDP names another, moves
+// our stream there (once; never to another IP). Before Start nothing is
+// taken and nothing is counted.
+func (s *Session) admit(from netip.AddrPort) bool {
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	ip := from.Addr()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return false
+	}
+	f := &s.src
+	switch {
+	case ip == f.sdp:
+		s.latched = true // packets from the SDP's address: it is right, nothing to move
+		return true
+	case f.peer.IsValid() && ip == f.peer:
+		if f.latchd.IsValid() {
+			if from == f.latchd {
+				return true
+			}
+			break // after the latch, that one source only
+		}
+		if s.latched {
+			return true // the SDP's address spoke first: we keep sending there
+		}
+		s.latched, f.latchd = true, from
+		s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
+			"sdp", s.remoteAP.String(), "source", from.String())
+		s.remote = net.UDPAddrFromAddrPort(from)
+		s.remoteAP = from
+		s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
+		return true
+	}
+	f.stray++
+	s.eng.stray.Add(1)
+	if !f.warned {
+		f.warned = true
+		s.eng.log.Warn("RTP from a stranger dropped", "call", s.cfg.CallID, "source", from.String(),
+			"sdp", f.sdp.String(), "sip_peer", f.peer.String())
+	}
+	return false
+}
