@@ -23,8 +23,10 @@ require (
 	github.com/zaf/g711 v1.4.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sync v0.23.0
+	golang.org/x/sys v0.48.0
 	golang.org/x/term v0.46.0
 	gorm.io/gorm v1.31.2
+	howett.net/plist v1.0.1
 )
 
 require (
@@ -74,7 +76,6 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect

@@ -32,6 +32,7 @@ type Config struct {
 	Bus         *sipua.Bus
 	Home        string // the phone's home folder (desktop entry, ui-url file)
 	Binary      string // path of the running binary, for the desktop entry; "" = os.Executable
+	UserHome    string // the user's home for desktop entries; "" = os.UserHomeDir
 	Logger      *slog.Logger
 	// KeyringFallback warns on every page that secrets are in a file.
 	KeyringFallback bool
