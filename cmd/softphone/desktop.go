@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -53,4 +54,26 @@ func uninstallDesktop(o options, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "no desktop integration of the softphone was in place")
 	}
 	return err
+}
+
+// syncStartAtLogin makes the start at login follow startup.start_at_login
+// whichever way it was changed (Settings page, PATCH /settings, the file):
+// written when on and not in place for this binary and home, removed when
+// off and it is ours. A failure is logged; the phone runs on.
+func syncStartAtLogin(o options, on bool, log *slog.Logger) {
+	t, err := desktopTarget(o)
+	if err != nil {
+		log.Warn("start at login: no binary path", "err", err)
+		return
+	}
+	ours := desktop.Check(t).Login.State == desktop.StateOurs
+	if on == ours {
+		return
+	}
+	where, err := desktop.SetStartAtLogin(t, on)
+	if err != nil {
+		log.Warn("start at login not changed", "on", on, "err", err)
+		return
+	}
+	log.Info("start at login changed", "on", on, "where", where)
 }
