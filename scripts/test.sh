@@ -36,6 +36,11 @@ echo "== go test -race (inside unshare -n)"
 go build -o /dev/null ./cmd/softphone
 unshare -n env GOFLAGS=-mod=mod GOPROXY=off bash -c 'ip link set lo up && go test -race -count=1 -timeout 20m ./...'
 
+echo "== release builds: six static targets (scripts/release.sh)"
+rel=$(mktemp -d)
+DIST="$rel" sh scripts/release.sh ci-check
+rm -rf "$rel"
+
 if [ -x scripts/e2e.sh ]; then
   echo "== browser tests (inside unshare -n)"
   bash scripts/e2e.sh

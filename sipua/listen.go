@@ -60,16 +60,13 @@ func listenFallback[T io.Closer](want string, open func(addr string) (T, error),
 		}
 	}
 	for _, addr := range append(tries, net.JoinHostPort(host, "0")) {
-		c2, err2 := open(addr)
-		if err2 == nil {
+		if c2, err2 := open(addr); err2 == nil {
 			st.Addr, st.Moved = addrOf(c2), true
 			return c2, st
 		}
-		if addr == net.JoinHostPort(host, "0") {
-			// The host itself is refused: report that, it is the cause.
-			st.Err = err2.Error()
-		}
 	}
+	// Not even a free port: the transport or the host is refused. Err
+	// keeps the first error, the one naming the address the user set.
 	var zero T
 	return zero, st
 }

@@ -76,3 +76,14 @@ func describedBy(key, hint string, errs Errors) string {
 	}
 	return s
 }
+
+// desktopState words one desktop integration's state.
+func desktopState(l L, i DesktopItem) string {
+	switch i.State {
+	case "ours":
+		return l.F("desktop.yes", i.Where)
+	case "other":
+		return l.F("desktop.elsewhere", i.Where)
+	}
+	return l.T("desktop.no")
+}

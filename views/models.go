@@ -104,4 +104,17 @@ type SettingsData struct {
 	DesktopEntry string // path written by "handle tel: links"
 	SIPTrace     bool   // the phone offers a SIP trace to download
 	Fallback     bool
+	Desktop      DesktopView // integrations in place on this computer
+}
+
+// DesktopView says which desktop integrations are in place (issue 17).
+type DesktopView struct {
+	OS           string // linux, windows, darwin
+	Links, Login DesktopItem
+}
+
+// DesktopItem is one integration: State "none", "ours" (this binary and
+// home) or "other" (another program or copy; Where says what it runs).
+type DesktopItem struct {
+	State, Where string
 }

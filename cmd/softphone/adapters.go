@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
-	"path/filepath"
 
 	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/server/web"
@@ -49,21 +47,6 @@ func webhookTest(s *webhook.Sender) func(ctx context.Context) (int, string, erro
 		r, err := s.SendTest(ctx)
 		return r.Status, r.Body, err
 	}
-}
-
-// installDesktop registers the phone for tel:, sip: and callto: links.
-func installDesktop(o options, stdout interface{ Write([]byte) (int, error) }) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	exe, _ = filepath.EvalSymlinks(exe)
-	path, err := web.InstallDesktopEntry(o.home, exe)
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write([]byte("desktop entry written: " + path + "\n"))
-	return err
 }
 
 // dialCommand is what the desktop entry runs for a tel:, sip: or callto:

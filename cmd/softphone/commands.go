@@ -13,7 +13,7 @@ import (
 	"github.com/softphone/softphone/store"
 )
 
-// command runs a subcommand: version, secret, install-desktop.
+// command runs a subcommand: version, secret, install-desktop, uninstall-desktop, dial.
 func command(ctx context.Context, o options, stdin *os.File, stdout io.Writer) error {
 	switch o.args[0] {
 	case "version":
@@ -23,6 +23,8 @@ func command(ctx context.Context, o options, stdin *os.File, stdout io.Writer) e
 		return secretCommand(o, stdin, stdout)
 	case "install-desktop":
 		return installDesktop(o, stdout)
+	case "uninstall-desktop":
+		return uninstallDesktop(o, stdout)
 	case "dial":
 		return dialCommand(o, stdout)
 	}

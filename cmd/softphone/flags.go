@@ -24,7 +24,9 @@ Usage:
   softphone version                 print the version and the install method
   softphone secret set NAME         read a secret from standard input into the keyring
   softphone secret delete NAME      remove a secret from the keyring
-  softphone install-desktop         register the phone for tel:, sip: and callto: links (XDG)
+  softphone install-desktop         register the phone for tel:, sip: and callto: links
+                                    (XDG desktop entry; Windows: HKCU registry; macOS: ~/Applications/Softphone.app)
+  softphone uninstall-desktop       remove the link handler and the start at login
   softphone dial URI                dial URI at once on the running phone (what the links run)
 
 Secret names: api-token, webhook-header, webhook-signing, account:<account id>, recogniser:<name>

@@ -103,7 +103,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	syncStartAtLogin(o, st.Startup.StartAtLogin, log)
 	settings.Watch(func(s store.Settings) {
+		syncStartAtLogin(o, s.Startup.StartAtLogin, log)
 		phone.Apply(s)
 		sender.Apply(s)
 		if err := engine.Apply(audioConfig(o.home, s, db, onRecording)); err != nil {

@@ -40,8 +40,15 @@ func (k *Kam) Registered() int {
 func Kamailio(t testing.TB) *Kam {
 	t.Helper()
 	Require(t, "kamailio")
+	return KamailioOn(t, FreeSIPPort(t))
+}
+
+// KamailioOn starts kamailio on UDP and TCP port of 127.0.0.1, e.g. 5060 to
+// be the local PBX that holds the SIP port the phone wants (issue 17).
+func KamailioOn(t testing.TB, port int) *Kam {
+	t.Helper()
+	Require(t, "kamailio")
 	dir := t.TempDir()
-	port := FreeSIPPort(t)
 	cfg := strings.ReplaceAll(kamailioCfg, "@PORT@", itoa(port))
 	cfg = strings.ReplaceAll(cfg, "@RUNDIR@", dir)
 	if err := os.WriteFile(filepath.Join(dir, "kamailio.cfg"), []byte(cfg), 0o644); err != nil {

@@ -1,46 +1,18 @@
 package web
 
 import (
+	"html"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/softphone/softphone/store"
 )
 
-func TestDesktopEntries(t *testing.T) {
+func TestDialURL(t *testing.T) {
 	home := t.TempDir()
-	path, err := InstallDesktopEntry(home, "/opt/soft phone/softphone")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"[Desktop Entry]", "Exec=\"/opt/soft phone/softphone\" dial %u",
-		"MimeType=x-scheme-handler/tel;x-scheme-handler/sip;x-scheme-handler/callto;"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("entry lacks %q:\n%s", want, b)
-		}
-	}
-	if !strings.HasSuffix(path, "/.local/share/applications/softphone.desktop") {
-		t.Errorf("path %s", path)
-	}
-	if _, err := InstallDesktopEntry(home, "/bin/x\nExec=rm"); err == nil {
-		t.Error("a newline in the path was accepted")
-	}
-	if err := SetAutostart(home, "/usr/bin/softphone", true); err != nil {
-		t.Fatal(err)
-	}
-	auto := home + "/.config/autostart/softphone.desktop"
-	if _, err := os.Stat(auto); err != nil {
-		t.Fatal(err)
-	}
-	if err := SetAutostart(home, "/usr/bin/softphone", false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(auto); !os.IsNotExist(err) {
-		t.Fatal("autostart entry not removed")
-	}
 	// DialURL reads the address the running phone noted.
 	if err := os.WriteFile(home+"/"+urlFile, []byte("http://127.0.0.1:8376\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -48,5 +20,57 @@ func TestDesktopEntries(t *testing.T) {
 	u, err := DialURL(home, "tel:+49 30 1")
 	if err != nil || u != "http://127.0.0.1:8376/dial?uri=tel%3A%2B49+30+1" {
 		t.Fatalf("%q %v", u, err)
+	}
+}
+
+// TestSettingsSayDesktopIntegrations: the Startup section says which
+// integrations are in place on this computer, before and after the user
+// sets them up from the page, in English and German.
+func TestSettingsSayDesktopIntegrations(t *testing.T) {
+	userHome := t.TempDir()
+	r := newRig(t, func(c *Config) { c.UserHome, c.Binary = userHome, "/opt/softphone/softphone" })
+	r.login()
+	_, body := r.do("GET", "/settings", nil, nil)
+	body = html.UnescapeString(body)
+	if !strings.Contains(body, "tel:, sip: and callto: links open this phone</dt>") || strings.Count(body, "not set up") != 2 {
+		t.Fatalf("settings before install:\n%s", body)
+	}
+	res, body := r.form("/settings/startup", url.Values{"startup.open_page": {"on"}, "startup.start_at_login": {"on"}, "links.handler": {"on"}})
+	if res.StatusCode != 200 {
+		t.Fatalf("save startup: %d\n%s", res.StatusCode, body)
+	}
+	entry := filepath.Join(userHome, ".local/share/applications/softphone.desktop")
+	auto := filepath.Join(userHome, ".config/autostart/softphone.desktop")
+	for _, p := range []string{entry, auto} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body = r.do("GET", "/settings", nil, nil)
+	body = html.UnescapeString(body)
+	for _, want := range []string{"in place (" + entry + ")", "in place (" + auto + ")", "softphone uninstall-desktop"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("settings lack %q", want)
+		}
+	}
+	// The Exec lines carry the phone's home, so links reach this phone.
+	if b, _ := os.ReadFile(entry); !strings.Contains(string(b), `"--home" "`+r.srv.cfg.Home+`" dial %u`) {
+		t.Errorf("entry:\n%s", b)
+	}
+	res, _ = r.form("/settings/startup", url.Values{"startup.open_page": {"on"}})
+	if res.StatusCode != 200 {
+		t.Fatalf("save startup: %d", res.StatusCode)
+	}
+	if _, err := os.Stat(auto); !os.IsNotExist(err) {
+		t.Errorf("autostart entry left after start at login was switched off")
+	}
+	if _, err := r.st.Update(func(s *store.Settings) error { s.Appearance.Language = "de"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, body = r.do("GET", "/settings", nil, nil)
+	body = html.UnescapeString(body)
+	if !strings.Contains(body, "Desktop-Einbindung auf diesem Computer") || !strings.Contains(body, "eingerichtet ("+entry+")") ||
+		!strings.Contains(body, "nicht eingerichtet") {
+		t.Errorf("German settings lack the desktop status:\n%s", body)
 	}
 }

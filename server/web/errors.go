@@ -12,8 +12,6 @@ var (
 	ErrNoAudio = errors.New("no audio bridge")
 	// ErrNoWebhooks: no webhook sender is configured.
 	ErrNoWebhooks = errors.New("webhooks are not available")
-	// ErrBadDesktopEntry: the binary path cannot go into an Exec line.
-	ErrBadDesktopEntry = errors.New("binary path not usable in a desktop entry")
 )
 
 // ErrBadSocketFrame: a page's WebSocket frame was fragmented, unmasked,

@@ -35,6 +35,7 @@ type Config struct {
 	Bus         *sipua.Bus
 	Home        string // the phone's home folder (desktop entry, ui-url file)
 	Binary      string // path of the running binary, for the desktop entry; "" = os.Executable
+	UserHome    string // the user's home for desktop entries; "" = os.UserHomeDir
 	Logger      *slog.Logger
 	// Limits bound every connection (timeouts, header size, count); zero
 	// fields take httplimit.Default.

@@ -51,6 +51,7 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 		d.APIAddr = s.cfg.API.Addr()
 	}
 	d.SIPTrace = s.tracer() != nil
+	d.Desktop = s.desktopView()
 	if s.cfg.Webhooks != nil {
 		if dl, err := s.cfg.Webhooks.Deliveries(c.Context(), 20); err == nil {
 			d.Deliveries = dl

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/desktop"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
@@ -192,25 +193,21 @@ func (s *Server) setSecret(c fiber.Ctx, field, name string, d *views.SettingsDat
 	}
 }
 
-// afterStartup writes or removes the XDG autostart entry and, when asked,
-// the tel:/sip:/callto: handler entry.
+// afterStartup writes or removes the start at login (XDG autostart entry,
+// Windows Run value, macOS LaunchAgent) and, when asked, the tel:/sip:/
+// callto: handler (package desktop).
 func afterStartup(s *Server, c fiber.Ctx, d *views.SettingsData) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		d.Errors["_startup"] = err.Error()
-		return
-	}
-	bin := s.binary()
-	if err := SetAutostart(home, bin, d.S.Startup.StartAtLogin); err != nil {
+	t := s.desktopTarget()
+	if _, err := desktop.SetStartAtLogin(t, d.S.Startup.StartAtLogin); err != nil {
 		d.Errors["startup.start_at_login"] = err.Error()
 	}
 	if checked(c, "links.handler") {
-		path, err := InstallDesktopEntry(home, bin)
+		wrote, err := desktop.Install(t)
 		if err != nil {
 			d.Errors["_startup"] = err.Error()
 			return
 		}
-		d.DesktopEntry = path
+		d.DesktopEntry = strings.Join(wrote, ", ")
 	}
 }
 

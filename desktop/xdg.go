@@ -1,0 +1,130 @@
+package desktop
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The XDG files (Desktop Entry Specification 1.5; Desktop Application
+// Autostart Specification): the link handler in
+// ~/.local/share/applications, the start at login in ~/.config/autostart.
+func xdgEntryPath(t Target) string {
+	return filepath.Join(t.UserHome, ".local", "share", "applications", "softphone.desktop")
+}
+
+func xdgAutostartPath(t Target) string {
+	return filepath.Join(t.UserHome, ".config", "autostart", "softphone.desktop")
+}
+
+// execArg quotes one argument of an Exec line (Desktop Entry spec, "The
+// Exec key"): inside double quotes ", `, $ and \ are escaped, and % is
+// doubled as it starts field codes. Newlines and backslashes are refused:
+// a backslash passes two unescaping rules and is easily got wrong.
+func execArg(s string) (string, error) {
+	if s == "" || strings.ContainsAny(s, "\n\r\\") {
+		return "", fmt.Errorf("%w: %q", ErrBadPath, s)
+	}
+	r := strings.NewReplacer(`"`, `\"`, "`", "\\`", "$", `\$`, "%", "%%")
+	return `"` + r.Replace(s) + `"`, nil
+}
+
+// xdgExec is the Exec value: binary, --home HOME (when set), then rest.
+func xdgExec(t Target, rest ...string) (string, error) {
+	parts := []string{}
+	for _, a := range append([]string{t.Binary}, homeArgs(t)...) {
+		q, err := execArg(a)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, q)
+	}
+	return strings.Join(append(parts, rest...), " "), nil
+}
+
+// homeArgs pass the phone's home on, so a link reaches this phone.
+func homeArgs(t Target) []string {
+	if t.PhoneHome == "" {
+		return nil
+	}
+	return []string{"--home", t.PhoneHome}
+}
+
+func installXDG(t Target) ([]string, error) {
+	exec, err := xdgExec(t, "dial", "%u")
+	if err != nil {
+		return nil, err
+	}
+	entry := "[Desktop Entry]\n" +
+		"Type=Application\n" +
+		"Version=1.5\n" +
+		"Name=Softphone\n" +
+		"GenericName=SIP phone\n" +
+		"Comment=Call tel:, sip: and callto: links with the softphone\n" +
+		"Exec=" + exec + "\n" +
+		"Terminal=false\n" +
+		"NoDisplay=false\n" +
+		"Categories=Network;Telephony;\n" +
+		"MimeType=x-scheme-handler/tel;x-scheme-handler/sip;x-scheme-handler/callto;\n"
+	path := xdgEntryPath(t)
+	if err := writeFile(path, []byte(entry), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{path}, nil
+}
+
+func loginXDG(t Target, on bool) (string, error) {
+	path := xdgAutostartPath(t)
+	if !on {
+		if gone, err := removeFile(path); err != nil || !gone {
+			return "", err
+		}
+		return path, nil
+	}
+	exec, err := xdgExec(t, "--no-browser")
+	if err != nil {
+		return "", err
+	}
+	entry := "[Desktop Entry]\nType=Application\nName=Softphone\nComment=SIP phone\n" +
+		"Exec=" + exec + "\nTerminal=false\nX-GNOME-Autostart-enabled=true\n"
+	return path, writeFile(path, []byte(entry), 0o644)
+}
+
+func uninstallXDG(t Target) ([]string, error) {
+	path := xdgEntryPath(t)
+	gone, err := removeFile(path)
+	if err != nil || !gone {
+		return nil, err
+	}
+	return []string{path}, nil
+}
+
+func checkXDG(t Target) Status {
+	st := Status{OS: t.OS}
+	links, _ := xdgExec(t, "dial", "%u")
+	login, _ := xdgExec(t, "--no-browser")
+	st.Links = xdgItem(xdgEntryPath(t), links)
+	st.Login = xdgItem(xdgAutostartPath(t), login)
+	return st
+}
+
+// xdgItem reads the Exec line of a desktop entry and compares it.
+func xdgItem(path, want string) Item {
+	f, err := os.Open(path)
+	if err != nil {
+		return Item{State: StateNone}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "Exec="); ok {
+			if v == want {
+				return Item{State: StateOurs, Where: path}
+			}
+			return Item{State: StateOther, Where: path + ": " + v}
+		}
+	}
+	return Item{State: StateOther, Where: path}
+}
