@@ -21,6 +21,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0003_history_search", Migrate: sqlFile("migrations/0003_history_search.sql")},
 	{ID: "0004_durability", Migrate: sqlFile("migrations/0004_durability.sql")},
 	{ID: "0006_contact_watch", Migrate: sqlFile("migrations/0006_contact_watch.sql")},
+	{ID: "0012_history_page", Migrate: sqlFile("migrations/0012_history_page.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

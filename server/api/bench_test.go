@@ -170,14 +170,3 @@ func fillHistory(tb testing.TB, path string, n int) {
 		tb.Fatal(err)
 	}
 }
-
-// BenchmarkLoadGetHistory100Of100kUncached measures the database path: every
-// request reads SQLite (the short-lived answer cache is held off).
-func BenchmarkLoadGetHistory100Of100kUncached(b *testing.B) {
-	e := newEnv(b)
-	fillHistory(b, filepath.Join(e.home, "softphone.db"), 100_000)
-	e.srv.hist.mu.Lock()
-	e.srv.hist.quiet = time.Now().Add(24 * time.Hour)
-	e.srv.hist.mu.Unlock()
-	load(b, e.base+"/history?limit=100", max(b.N, 200))
-}

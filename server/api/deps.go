@@ -35,6 +35,8 @@ type DB interface {
 
 	ListHistory(ctx context.Context, f store.HistoryFilter) ([]store.HistoryEntry, error)
 	GetHistory(ctx context.Context, id string) (store.HistoryEntry, error)
+	HistoryPage(ctx context.Context, f store.HistoryFilter, into []store.HistoryRef) ([]store.HistoryRef, error)
+	HistoryRows(ctx context.Context, rows []int64) ([]store.HistoryRow, error)
 	SetHistoryNote(ctx context.Context, id, note string) error
 	SetHistoryTags(ctx context.Context, id string, codes []string) error
 

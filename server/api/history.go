@@ -1,10 +1,8 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/store"
@@ -84,35 +82,7 @@ func (s *Server) listHistory(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key := strconv.Itoa(limit) + "/" + strconv.FormatBool(missed) + "/" + strconv.FormatBool(declined)
-	if body, ok := s.hist.get(key); ok {
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		return c.Send(body)
-	}
-	started := time.Now()
-	// Open entries (calls in progress) are skipped: fetch a few more. The
-	// store keeps either kind when missed and declined are both set.
-	entries, err := s.cfg.DB.ListHistory(c.Context(), store.HistoryFilter{
-		Limit: limit + len(s.cfg.Phone.Calls()) + 8, Missed: missed, Declined: declined})
-	if err != nil {
-		return err
-	}
-	out := make([]historyJSON, 0, min(limit, len(entries)))
-	for _, h := range entries {
-		if len(out) == limit {
-			break
-		}
-		if !h.Open {
-			out = append(out, toHistoryJSON(h))
-		}
-	}
-	body, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	s.hist.put(key, body, started)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(body)
+	return s.sendHistory(c, store.HistoryFilter{Limit: limit, Missed: missed, Declined: declined})
 }
 
 func (s *Server) historyEntry(c fiber.Ctx) (store.HistoryEntry, error) {
@@ -147,7 +117,6 @@ func (s *Server) patchHistory(c fiber.Ctx) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
-	defer s.hist.changed()
 	if b.Note != nil {
 		if err := s.cfg.DB.SetHistoryNote(c.Context(), h.ID, *b.Note); err != nil {
 			return storeError(err)

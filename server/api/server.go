@@ -54,7 +54,7 @@ type Server struct {
 	kick   chan struct{}                  // settings changed
 	events *backlog                       // call events for /events
 	idem   *idempotency                   // Idempotency-Key of POST /calls
-	hist   *histCache                     // answers of GET /history
+	hist   *histRows                      // entries of GET /history as rendered
 	tok    tokenCache
 	asks   *Approvals // web origins waiting for the person's yes
 
@@ -91,7 +91,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("part", "api"),
 		kick: make(chan struct{}, 1), events: newBacklog(backlogSize),
-		idem: newIdempotency(idempotencyWindow), hist: newHistCache(),
+		idem: newIdempotency(idempotencyWindow), hist: newHistRows(),
 		asks: newApprovals(cfg.Settings, cfg.AskWait)}
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
@@ -147,11 +147,10 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 }
 
-// follow feeds the /events backlog and drops kept /history answers.
+// follow feeds the /events backlog.
 func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 	sub.Each(ctx, func(e sipua.Event) {
 		if sipua.IsCallEvent(e.Kind) {
-			s.hist.changed()
 			s.events.add(e)
 		}
 	})

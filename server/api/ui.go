@@ -253,7 +253,6 @@ func (s *Server) uiDelete(c fiber.Ctx) error {
 	if err := s.cfg.DB.DeleteRecording(c.Context(), r.ID); err != nil {
 		return storeError(err)
 	}
-	s.hist.changed()
 	if p, ok := s.audioPath(r); ok {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err

@@ -1,0 +1,205 @@
+// Command api measures the local control API as an integration sees it
+// (issue 20): the real phone binary with the API on, against a bare fiber v3
+// server answering the very same bytes, both loaded by wrk with the same
+// connections in the same run. It prints req/s and p99 side by side for
+//
+//   - GET /calls (the anchor: bare fiber serving the phone's own answer);
+//   - GET /history with a limit drawn per request from 1..100 over 100,000
+//     finished calls (the anchor: bare fiber serving the limit=100 answer).
+//
+// Run it inside `unshare -n` (it only uses 127.0.0.1):
+//
+//	go run ./bench/api [-conns 64 -secs 5]
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+)
+
+func main() {
+	conns := flag.Int("conns", 64, "wrk connections")
+	secs := flag.Int("secs", 5, "seconds per wrk run")
+	rows := flag.Int("rows", 100_000, "history rows")
+	bare := flag.String("bare", "", "internal: serve the body in this file as a bare fiber server")
+	flag.Parse()
+	if *bare != "" {
+		serveBare(*bare)
+		return
+	}
+	dir, err := os.MkdirTemp("", "softphone-api-bench-")
+	must(err)
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "softphone")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/softphone").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	home := filepath.Join(dir, "home")
+	must(fillHistory(filepath.Join(home, "softphone.db"), *rows))
+	port := freeTCP()
+	st := map[string]any{"api": map[string]any{"enabled": true, "port": port}, "integration": map[string]any{"enabled": true}}
+	b, _ := json.Marshal(st)
+	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
+	phone := run(bin, "--home", home, "--no-browser", "--log-level", "error")
+	defer stop(phone)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitOK(base + "/calls")
+
+	self, err := os.Executable()
+	must(err)
+	fmt.Printf("machine: %d cores (%s), wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", numCPU(), cpuModel(), *conns, *secs)
+	for _, m := range []struct{ name, path, lua, body string }{
+		{"GET /calls", "/calls", "", "/calls"},
+		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100"},
+	} {
+		body := get(base + m.body)
+		f := filepath.Join(dir, "body")
+		must(os.WriteFile(f, body, 0o600))
+		bp := freeTCP()
+		bs := run(self, "-bare", f+"@"+fmt.Sprint(bp))
+		bbase := fmt.Sprintf("http://127.0.0.1:%d", bp)
+		waitOK(bbase + "/")
+		script := ""
+		if m.lua != "" {
+			script = filepath.Join(dir, "req.lua")
+			must(os.WriteFile(script, []byte(m.lua), 0o600))
+		}
+		// Alternating runs, so load from elsewhere falls on both alike.
+		for range 2 {
+			br, bp99 := wrk(bbase+m.path, script, *conns, *secs)
+			pr, pp99 := wrk(base+m.path, script, *conns, *secs)
+			fmt.Printf("%-27s softphone %7.0f req/s p99 %6.2f ms | bare fiber %7.0f req/s p99 %6.2f ms | ratio %.2f, p99 x%.1f\n",
+				m.name, pr, pp99, br, bp99, pr/br, pp99/bp99)
+		}
+		stop(bs)
+	}
+}
+
+// historyLua asks for a different page size on each request, so no answer
+// cache of a few keys can stand in for the database.
+const historyLua = `
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", "/history?limit=" .. ((n * 37) % 100 + 1))
+end
+`
+
+// serveBare answers every GET with the file's bytes as JSON: what fiber
+// costs alone.
+func serveBare(arg string) {
+	i := strings.LastIndexByte(arg, '@')
+	body, err := os.ReadFile(arg[:i])
+	must(err)
+	app := fiber.New()
+	app.Get("/*", func(c fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(body)
+	})
+	must(app.Listen("127.0.0.1:"+arg[i+1:], fiber.ListenConfig{DisableStartupMessage: true}))
+}
+
+// wrk runs wrk and returns requests per second and the 99th percentile in ms.
+func wrk(url, script string, conns, secs int) (float64, float64) {
+	args := []string{"-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--latency"}
+	if script != "" {
+		args = append(args, "-s", script)
+	}
+	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
+	if err != nil {
+		must(fmt.Errorf("wrk: %v\n%s", err, out))
+	}
+	var rps, p99 float64
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 2 && f[0] == "Requests/sec:":
+			fmt.Sscan(f[1], &rps)
+		case len(f) == 2 && f[0] == "99%":
+			p99 = durMS(f[1])
+		case len(f) > 0 && (f[0] == "Non-2xx" || f[0] == "Socket"):
+			fmt.Fprintf(os.Stderr, "wrk %s: %s\n", url, sc.Text())
+		}
+	}
+	return rps, p99
+}
+
+func durMS(s string) float64 {
+	for _, u := range []struct {
+		suf string
+		k   float64
+	}{{"us", 0.001}, {"ms", 1}, {"s", 1000}} {
+		if strings.HasSuffix(s, u.suf) {
+			var v float64
+			fmt.Sscan(strings.TrimSuffix(s, u.suf), &v)
+			return v * u.k
+		}
+	}
+	return 0
+}
+
+func run(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	must(cmd.Start())
+	return cmd
+}
+
+func stop(cmd *exec.Cmd) { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+
+func waitOK(url string) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		res, err := http.Get(url)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			must(fmt.Errorf("%s does not answer 200: %v", url, err))
+		}
+	}
+}
+
+func get(url string) []byte {
+	res, err := http.Get(url)
+	must(err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	must(err)
+	if res.StatusCode != 200 {
+		must(fmt.Errorf("GET %s: %d %s", url, res.StatusCode, b))
+	}
+	return b
+}
+
+func freeTCP() int {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	must(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
