@@ -130,8 +130,19 @@ func TestTwoPhonesSideBySide(t *testing.T) {
 	b.stop(t)
 }
 
+// writeSettings writes settings.json. The binary's tests place calls through
+// the API with no browser tab, so audio.require_tab is false unless a test
+// names it (issue 13).
 func writeSettings(t *testing.T, home string, s map[string]any) {
 	t.Helper()
+	audio, _ := s["audio"].(map[string]any)
+	if audio == nil {
+		audio = map[string]any{}
+		s["audio"] = audio
+	}
+	if _, set := audio["require_tab"]; !set {
+		audio["require_tab"] = false
+	}
 	b, _ := json.Marshal(s)
 	if err := os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@ package api
 
 import (
 	"strings"
+
+	"github.com/softphone/softphone/store"
 	"testing"
 )
 
@@ -86,6 +88,9 @@ func TestSettingsPatchDefaults(t *testing.T) {
 // A page of another origin may read the headers a client needs.
 func TestCORSExposesHeaders(t *testing.T) {
 	e := newEnv(t)
+	// The page's origin is approved first (issue 12 item 7).
+	e.update(func(s *store.Settings) { s.API.AllowedOrigins = []string{"http://crm.example"} })
+	e.waitSettings(func(s *store.Settings) bool { return len(s.API.AllowedOrigins) == 1 })
 	r := e.post("/calls", `{"number":"1"}`, "Origin: http://crm.example", "Idempotency-Key: k1")
 	exposed := r.header.Get("Access-Control-Expose-Headers")
 	for _, h := range []string{"Location", "Idempotent-Replayed", "Allow", "Content-Range"} {

@@ -460,6 +460,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/pickup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pick up the call ringing at a watched contact.
+         * @description Takes the call ringing at a watched contact: an INVITE with Replaces built from the dialog information (RFC 3891), or the account's pickup_prefix dialled before the contact's number when set. The new call is an ordinary outgoing call (GET /calls, /events, webhooks, history).
+         */
+        post: operations["post_contacts_id_pickup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -526,6 +546,19 @@ export interface components {
             state: string;
             /** @description Why the registration failed; empty otherwise. */
             cause: string;
+            /** @description Dialled before a colleague's number to pick up a call ringing there (e.g. *8); empty: INVITE with Replaces (RFC 3891) from the dialog information. */
+            pickup_prefix: string;
+            /** @description What "Call voicemail" dials. */
+            voicemail_number: string;
+            /** @description Subscribe to the mailbox's message-summary (RFC 3842). */
+            mwi: boolean;
+            /** @description Publish the user's status (PIDF, RFC 3903) and watch contacts' presence on this account. */
+            presence: boolean;
+            /** @description Message counts of the mailbox (RFC 3842); null while unknown. */
+            voicemail: {
+                new: number;
+                old: number;
+            } | null;
         };
         /** @description Fields left out take their defaults (POST) or keep their value (PUT) before the account is checked. */
         AccountRequest: {
@@ -551,6 +584,14 @@ export interface components {
             ca_file?: string;
             /** @description Kept in the keyring, never returned. */
             password?: string;
+            /** @description Dialled before a colleague's number to pick up a call ringing there (e.g. *8); empty: INVITE with Replaces (RFC 3891) from the dialog information. */
+            pickup_prefix?: string;
+            /** @description What "Call voicemail" dials. */
+            voicemail_number?: string;
+            /** @description Subscribe to the mailbox's message-summary (RFC 3842). */
+            mwi?: boolean;
+            /** @description Publish the user's status (PIDF, RFC 3903) and watch contacts' presence on this account. */
+            presence?: boolean;
         };
         HistoryEntry: {
             /** @description The entry itself, not the call. */
@@ -595,11 +636,25 @@ export interface components {
             account_id: string;
             /** @description <username>@<domain>; empty for none. */
             account: string;
+            /** @description Its line (RFC 4235 dialog event package) and presence are subscribed to through the account's PBX. */
+            watch: boolean;
+            /**
+             * @description The watched contact's line; unknown when not watched, not yet reported, or the subscription failed.
+             * @enum {string}
+             */
+            line_state: "idle" | "ringing" | "busy" | "unknown";
+            /**
+             * @description The watched contact's presence (PIDF, RFC 3863).
+             * @enum {string}
+             */
+            presence: "available" | "away" | "busy" | "dnd" | "offline" | "unknown";
         };
         ContactRequest: {
             name?: string;
             number?: string;
             account_id?: string;
+            /** @description Watch the contact's line and presence. */
+            watch?: boolean;
         };
         TaxonomyEntry: {
             code: string;
@@ -635,13 +690,17 @@ export interface components {
                 enabled?: boolean;
                 expiry_s?: number;
                 id?: string;
+                mwi?: boolean;
                 name?: string;
                 outbound_proxy?: string;
                 password_saved?: boolean;
+                pickup_prefix?: string;
                 port?: number;
+                presence?: boolean;
                 registrar?: string;
                 transport?: string;
                 username?: string;
+                voicemail_number?: string;
             }[];
             api?: {
                 allowed_origins?: string[];
@@ -658,6 +717,7 @@ export interface components {
                 codecs?: string[];
                 mic_volume?: number;
                 microphone?: string;
+                require_tab?: boolean;
                 ringer?: string;
                 ringer_volume?: number;
                 speaker?: string;
@@ -679,10 +739,13 @@ export interface components {
                 mode?: string;
             };
             sip?: {
+                accept_calls_from?: string;
                 allow_call_info_answer?: boolean;
                 auto_answer?: boolean;
                 do_not_disturb?: boolean;
                 listen?: string;
+                presence_status?: string;
+                ring_timeout_s?: number;
                 rtp_port_max?: number;
                 rtp_port_min?: number;
                 selected_account?: string;
@@ -2279,6 +2342,95 @@ export interface operations {
             500: components["responses"]["InternalError"];
             /** @description the test event was not delivered */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    post_contacts_id_pickup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call was placed. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewCall"];
+                };
+            };
+            /** @description no phone to place the call from: set up an account first */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description host not allowed; origin not allowed: approve it on the phone page */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no contact with that id; no such endpoint (unknown path, or its access group is off) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the contact's line is not ringing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJSON"];
+            500: components["responses"]["InternalError"];
+            /** @description the phone is not running */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
