@@ -56,6 +56,7 @@ type Call struct {
 	Outcome    string // set when ended
 	Declined   bool   // declined by this phone
 	Recording  bool   // being recorded now
+	Secure     bool   // the media is encrypted (SRTP)
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);

@@ -53,6 +53,7 @@ type call struct {
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string
 	ringSeen *atomic.Bool
+	sec      callSec // SRTP (media_secure.go)
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.

@@ -23,4 +23,7 @@ var (
 	ErrRegistration = errors.New("registration failed")
 	// ErrNotServing is a command given before Serve started the SIP stack.
 	ErrNotServing = errors.New("phone is not running")
+	// errNotEncrypted is media that cannot be encrypted where it must be
+	// (488 for an offer, the end of an outgoing call for an answer).
+	errNotEncrypted = errors.New("media not encrypted")
 )

@@ -77,6 +77,9 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 // onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.
 func (c *call) onRing(req *sip.Request, replaced *call) {
 	s := c.p.settingsNow().SIP
+	if c.refuseClearOffer(req) {
+		return
+	}
 	if s.DoNotDisturb && replaced == nil {
 		c.begin(StateRingingIn)
 		c.decline(486, "Busy Here")
@@ -164,6 +167,9 @@ func (c *call) answer() error {
 		var n negotiated
 		if err == nil {
 			n, err = choose(r, c.p.media.Codecs(), true)
+		}
+		if err == nil {
+			_, n.keys, err = c.answerSec(r)
 		}
 		if err != nil {
 			c.decline(488, "Not Acceptable Here")

@@ -184,7 +184,11 @@ func (c *call) onRinging(r *sip.Response) {
 	// 18x names another address or codec (another fork, an announcement).
 	if len(r.Body()) > 0 {
 		if rs, err := parseSDP(r.Body()); err == nil {
-			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil && !sameMedia(n, c.neg) {
+			n, err := choose(rs, c.p.media.Codecs(), false)
+			if err == nil {
+				n.keys, err = c.answeredSec(rs)
+			}
+			if err == nil && !sameMedia(n, c.neg) {
 				if err := c.applyMedia(n, dirSendRecv); err != nil {
 					c.p.log.Warn("early media", "call", c.id, "error", err)
 				}
@@ -214,6 +218,14 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	}
 	if rs, err := parseSDP(res.Body()); err == nil {
 		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
+			if n.keys, err = c.answeredSec(rs); err != nil {
+				// Required encryption, clear answer: confirmed (ACK above)
+				// and hung up, never a word in clear.
+				c.p.log.Info("call refused: media not encrypted", "call", c.id, "error", err)
+				c.bye()
+				c.end(ReasonNotEncrypted, OutcomeFailed)
+				return nil
+			}
 			_ = c.applyMedia(n, dirSendRecv)
 			c.remoteHold = rs.dir == dirSendOnly || rs.dir == dirInactive
 		}

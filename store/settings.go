@@ -81,6 +81,9 @@ type SIPSettings struct {
 	AutoAnswer          bool   `json:"auto_answer"`            // incoming calls are answered at once
 	AllowCallInfoAnswer bool   `json:"allow_call_info_answer"` // honour Call-Info: answer-after
 	SelectedAccount     string `json:"selected_account"`       // account id used when a call names none
+	TLSListen           string `json:"tls_listen"`             // SIP over TLS listener, e.g. ":5061"; empty: off
+	TLSCertFile         string `json:"tls_cert_file"`          // its certificate (PEM); empty: one made and kept in the home
+	TLSKeyFile          string `json:"tls_key_file"`           // its private key (PEM)
 }
 
 // Account is one SIP line. Its password is in the keyring as "account:<id>".
@@ -98,6 +101,12 @@ type Account struct {
 	Enabled       bool   `json:"enabled"`
 	CAFile        string `json:"ca_file"`        // extra CA for TLS, optional
 	PasswordSaved bool   `json:"password_saved"` // shown only
+
+	// MediaEncryption is none, sdes or dtls (settings_secure.go);
+	// MediaEncryptionRequired refuses calls that cannot be encrypted.
+	MediaEncryption         string `json:"media_encryption"`
+	MediaEncryptionRequired bool   `json:"media_encryption_required"`
+	StunServer              string `json:"stun_server"` // host:port of a STUN server (RFC 8489); empty: none
 }
 
 // AudioSettings are devices, volumes and codecs.

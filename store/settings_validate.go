@@ -107,6 +107,7 @@ func (s Settings) Validate() error {
 	} else if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {
 		c.fail("sip.listen", "bad host %q", host)
 	}
+	c.sipTLS(s.SIP)
 	c.port("sip.rtp_port_min", s.SIP.RTPPortMin, false)
 	c.port("sip.rtp_port_max", s.SIP.RTPPortMax, false)
 	if s.SIP.RTPPortMax-s.SIP.RTPPortMin < 3 {
@@ -160,6 +161,7 @@ func (c *checker) account(i int, a Account, ids map[string]bool) {
 	if strings.ContainsAny(a.Domain, " /@") {
 		c.fail(key("domain"), "must be a host name or address, got %q", a.Domain)
 	}
+	c.accountSecurity(key, a)
 }
 
 func (c *checker) hotkeys(h HotkeySettings) {

@@ -21,6 +21,10 @@ type BaresipOpts struct {
 	Tone       float64  // Hz of the tone it plays as its microphone; 0 = 1000
 	AutoAnswer bool     // answer incoming calls at once
 	Codecs     []string // e.g. "PCMU/8000/1", "G722/8000/1", "opus/48000/2"; default PCMU, PCMA
+	// MediaEnc is the account's mediaenc: "srtp" (SDES, best effort),
+	// "srtp-mand" (SDES, RTP/SAVP only), "dtls_srtp"; empty: clear RTP.
+	MediaEnc string
+	Modules  []string // more modules to load, e.g. "stun.so"
 }
 
 // Baresip is a running baresip that plays a tone and records what it hears
@@ -77,6 +81,12 @@ func StartBaresip(t testing.TB, o BaresipOpts) *Baresip {
 	sip, ctrl, http := FreeSIPPort(t), FreeTCPPort(t), FreeTCPPort(t)
 	rtp := freeUDPRange(t, 40)
 	mods := "module\t\t\tg711.so\n"
+	if o.MediaEnc != "" {
+		o.Modules = append(o.Modules, "srtp.so", "dtls_srtp.so")
+	}
+	for _, m := range o.Modules {
+		mods += "module\t\t\t" + m + "\n"
+	}
 	for _, c := range o.Codecs {
 		switch strings.ToLower(strings.SplitN(c, "/", 2)[0]) {
 		case "g722":
@@ -122,6 +132,9 @@ snd_path		%s
 	}
 	if o.AutoAnswer {
 		acc += ";answermode=auto"
+	}
+	if o.MediaEnc != "" {
+		acc += ";mediaenc=" + o.MediaEnc
 	}
 	for name, body := range map[string]string{"config": cfg, "accounts": acc + "\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
