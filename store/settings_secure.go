@@ -60,6 +60,6 @@ func (c *checker) sipTLS(s SIPSettings) {
 		}
 	}
 	if (s.TLSCertFile == "") != (s.TLSKeyFile == "") {
-		c.fail("sip.tls_key_file", "sip.tls_cert_file and sip.tls_key_file go together (both set or both empty)")
+		c.fail("sip.tls_key_file", "go together with sip.tls_cert_file: set both or neither")
 	}
 }
