@@ -18,13 +18,13 @@ func TestParseCrypto(t *testing.T) {
 		ok bool
 	}{
 		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k, true},
-		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|2^20", true},        // lifetime
-		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|2^20|1:4", false},   // MKI
-		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|1:4", false},        // MKI without lifetime
-		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + " KDR=1", false},      // session parameter
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|2^20", true},         // lifetime
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|2^20|1:4", false},    // MKI
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + "|1:4", false},         // MKI without lifetime
+		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + " KDR=1", false},       // session parameter
 		{"1 AES_CM_128_HMAC_SHA1_80 inline:" + k + ";inline:" + k, false}, // two keys
-		{"1 AES_256_CM_HMAC_SHA1_80 inline:" + k, false},                 // suite we do not offer
-		{"1 AEAD_AES_128_GCM inline:" + k, false},                        // 30 bytes: GCM wants 28
+		{"1 AES_256_CM_HMAC_SHA1_80 inline:" + k, false},                  // suite we do not offer
+		{"1 AEAD_AES_128_GCM inline:" + k, false},                         // 30 bytes: GCM wants 28
 		{"x AES_CM_128_HMAC_SHA1_80 inline:" + k, false},
 		{"1 AES_CM_128_HMAC_SHA1_80 inline:!!!", false},
 		{"1 AES_CM_128_HMAC_SHA1_80 key:" + k, false},
