@@ -19,6 +19,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0001_init", Migrate: sqlFile("migrations/0001_init.sql")},
 	{ID: "0002_seed_taxonomy", Migrate: seedTaxonomy},
 	{ID: "0003_history_search", Migrate: sqlFile("migrations/0003_history_search.sql")},
+	{ID: "0007_history_secure", Migrate: sqlFile("migrations/0007_history_secure.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

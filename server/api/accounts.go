@@ -28,6 +28,10 @@ type accountJSON struct {
 	PasswordSaved bool   `json:"password_saved"`
 	State         string `json:"state"`
 	Cause         string `json:"cause"`
+
+	MediaEncryption         string `json:"media_encryption"`
+	MediaEncryptionRequired bool   `json:"media_encryption_required"`
+	StunServer              string `json:"stun_server"`
 }
 
 func findAccount(as []store.Account, id string) (store.Account, bool) {
@@ -49,7 +53,8 @@ func lineName(a store.Account) string { return a.Username + "@" + a.Domain }
 func (s *Server) toAccountJSON(a store.Account, states map[string]sipua.AccountStatus) accountJSON {
 	out := accountJSON{ID: a.ID, Name: a.Name, Username: a.Username, AuthUsername: a.AuthUsername, Domain: a.Domain,
 		Transport: a.Transport, Port: a.Port, Registrar: a.Registrar, OutboundProxy: a.OutboundProxy,
-		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID)}
+		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID),
+		MediaEncryption: a.MediaEncryption, MediaEncryptionRequired: a.MediaEncryptionRequired, StunServer: a.StunServer}
 	if st, ok := states[a.ID]; ok {
 		out.State, out.Cause = st.State, st.Cause
 	}
