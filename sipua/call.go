@@ -57,6 +57,7 @@ type Call struct {
 	Declined   bool   // declined by this phone
 	Recording  bool   // being recorded now
 	Secure     bool   // the media is encrypted (SRTP)
+	TLS        bool   // the signalling goes over TLS (sips, or the account's transport)
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);

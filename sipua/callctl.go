@@ -70,7 +70,7 @@ func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
 	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), line: l, acc: l.acc, sdpSession: uint64(now.UnixNano() & 0x7fffffffffff)}
 	c.c = Call{ID: c.id, SeanceID: seance, AccountID: l.acc.ID, Account: accountName(l.acc),
-		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone}
+		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone, TLS: l.acc.Transport == "tls"}
 	return c
 }
 

@@ -13,7 +13,8 @@ import (
 	"github.com/softphone/softphone/views"
 )
 
-var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s"}
+var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s",
+	"media_encryption", "media_encryption_required", "stun_server"}
 
 // readAccount reads the account form; errors go next to the fields.
 func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
@@ -25,6 +26,7 @@ func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
 		Registrar: strings.TrimSpace(c.FormValue("registrar")), OutboundProxy: strings.TrimSpace(c.FormValue("outbound_proxy")),
 		Enabled: checked(c, "enabled"),
 	}
+	readAccountSecurity(c, &a, errs, l)
 	if a.Username == "" {
 		errs["username"] = l.T("err.required")
 	}
