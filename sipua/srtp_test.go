@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,9 +75,12 @@ func TestSRTPWithBaresip(t *testing.T) {
 			}
 			carol := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "carol", Pass: "carolpw", Registrar: kam.Addr(),
 				AutoAnswer: true, Tone: 1000, Codecs: []string{"PCMA/8000/1"}, MediaEnc: carolEnc})
+			db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
+			must(t, err)
+			t.Cleanup(func() { _ = db.Close() })
 			acc := secureAccount(kam, tc.required)
 			a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", AutoAnswer: true},
-				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudio(t))
+				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, db, withAudio(t))
 			a.waitRegistered()
 			t.Cleanup(func() {
 				if t.Failed() {
@@ -109,6 +113,20 @@ func TestSRTPWithBaresip(t *testing.T) {
 			must(t, a.Hangup(bg, c2.ID))
 			heardTone(t, "bob (through the phone's SRTP)", bob, 1000)
 			heardTone(t, "carol (bob's SRTP decrypted by the phone)", carol, 440)
+			// The history says which call was encrypted.
+			secure := map[string]bool{}
+			testpeer.WaitFor(10*time.Second, func() bool {
+				hs, err := db.ListHistory(bg, store.HistoryFilter{})
+				for _, h := range hs {
+					if !h.Open {
+						secure[h.CallID] = h.Secure
+					}
+				}
+				return err == nil && len(secure) == 2
+			})
+			if s1, s2 := secure[c1.ID], secure[c2.ID]; !s1 || s2 != tc.required {
+				t.Fatalf("history secure: bob's call %v, carol's %v (entries %v)", s1, s2, secure)
+			}
 			if tc.holdToo {
 				holdResumeThenConference(t, a, bob, carol)
 			}
