@@ -56,6 +56,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		return
 	}
 	c := p.newCall(l, DirIn, seance)
+	c.c.TLS = req.Transport() == "TLS" // the lock on the call card (issue 18)
 	c.in, c.dlg = sess, sess
 	c.final = make(chan struct{})
 	from := req.From()
