@@ -31,6 +31,9 @@ type Config struct {
 	// CRLF from the UDP listener, or on the open TCP/TLS connection.
 	// Zero gives 25 s on UDP (NAT bindings last ~30 s) and 60 s on TCP/TLS.
 	KeepAliveUDP, KeepAliveTCP time.Duration
+	// Home is the phone's folder: the TLS listener's certificate is made
+	// and kept there when sip.tls_cert_file is empty (in memory without it).
+	Home string
 }
 
 // SecretGetter reads a secret by name ("account:<id>"); store.Secrets is one.

@@ -39,6 +39,9 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 		return Call{}, fmt.Errorf("dial: %w", err)
 	}
 	target, err := parseTarget(o.number, l.acc)
+	if err == nil {
+		err = checkSips(target, l.acc)
+	}
 	if err != nil {
 		return Call{}, fmt.Errorf("dial: %w", err)
 	}

@@ -39,6 +39,8 @@ type Phone struct {
 	trace    *sipTrace     // recent SIP messages (SIPTrace)
 	kaUDP    time.Duration // keep-alive interval on UDP
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
+	home     string        // where the TLS listener's own certificate is kept
+	tlsNow   tlsSettings   // what the running stack's TLS listener was opened with
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -72,6 +74,7 @@ func New(cfg Config) (*Phone, error) {
 		p.product = "softphone"
 	}
 	p.settings = cfg.Settings
+	p.home = cfg.Home
 	p.selected = cfg.Settings.SIP.SelectedAccount
 	for _, a := range cfg.Settings.Accounts {
 		l, _ := newLine(p, a)

@@ -30,6 +30,9 @@ type stack struct {
 	cas      *caPool
 	udpAddr  string    // the UDP listener's address, for the SIP trace
 	trace    *sipTrace // where the messages through this stack are kept
+
+	tlsLn   net.Listener // sip.tls_listen (stack_tls.go); nil when off
+	tlsPort int
 }
 
 // caPool verifies TLS servers against the system roots plus the CA files of
@@ -141,6 +144,7 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 func (st *stack) serve() {
 	go func() { _ = st.srv.ServeUDP(st.udpConn) }()
 	go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
+	st.serveTLS()
 	// UDP requests leave from the listener, found in sipgo's connection
 	// pool: wait until ServeUDP has put it there.
 	addr := st.udpConn.LocalAddr().String()
@@ -157,6 +161,7 @@ func (st *stack) close() {
 	traceUnregister(st)
 	st.udpConn.Close()
 	st.tcpLn.Close()
+	st.closeTLS()
 	st.ua.Close()
 }
 
@@ -199,7 +204,7 @@ func (st *stack) contactPort(transport string) int {
 		return st.tcpPort
 	}
 	if transport == "tls" {
-		return 0
+		return st.tlsPort // 0 without a TLS listener: the PBX answers on our connection
 	}
 	return st.udpPort
 }

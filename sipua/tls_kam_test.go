@@ -37,7 +37,7 @@ func TestTLSThroughKamailio(t *testing.T) {
 		t.Fatalf("%d registrations over TLS at kamailio, want 1", n)
 	}
 
-	out := callBob(t, a, "bob")
+	out := callBob(t, a, "sips:bob@"+kam.TLSAddr()) // RFC 5630: TLS on the hop to the proxy
 	if !out.Secure || !out.TLS {
 		t.Fatalf("outgoing call over TLS: %+v", out)
 	}

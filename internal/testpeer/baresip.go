@@ -25,6 +25,7 @@ type BaresipOpts struct {
 	// "srtp-mand" (SDES, RTP/SAVP only), "dtls_srtp"; empty: clear RTP.
 	MediaEnc string
 	Modules  []string // more modules to load, e.g. "stun.so"
+	CAFile   string   // CA for SIP over TLS (sip_cafile); baresip then also listens for TLS on its port+1
 }
 
 // Baresip is a running baresip that plays a tone and records what it hears
@@ -120,6 +121,9 @@ ctrl_tcp_listen		127.0.0.1:%d
 http_listen		127.0.0.1:%d
 snd_path		%s
 `, sip, src, rtp, rtp+39, mods, ctrl, http, filepath.Join(dir, "rec"))
+	if o.CAFile != "" {
+		cfg += "sip_cafile\t\t" + o.CAFile + "\n"
+	}
 	host := fmt.Sprintf("127.0.0.1:%d", sip)
 	if o.Registrar != "" {
 		host = o.Registrar
