@@ -61,7 +61,9 @@ type Session struct {
 
 	tap func(pcm []int16) // tests: decoded far-end audio
 
-	srtp atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
+	srtp       atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
+	srtpWanted atomic.Bool               // DTLS-SRTP under way: nothing clear in or out
+	dtls       atomic.Pointer[dtlsComp]  // DTLS-SRTP on the RTP port (dtls.go)
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts
@@ -186,6 +188,7 @@ func (s *Session) Close() error {
 			_, _ = rec.stop(ctx)
 			cancel()
 		}
+		s.closeDTLS()
 		close(s.done)
 		s.conn.Close()
 		s.ctrl.Close()

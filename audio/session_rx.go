@@ -22,6 +22,9 @@ func (s *Session) readLoop() {
 		if err != nil {
 			return
 		}
+		if s.dtlsIn(buf[:n]) {
+			continue // a DTLS record (RFC 7983 7): the handshake's
+		}
 		pkt, ok := s.srtpIn(buf[:n])
 		if !ok {
 			continue // not ours: it does not authenticate (RFC 3711 3.3)
