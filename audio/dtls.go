@@ -162,23 +162,22 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	if !s.dtls.CompareAndSwap(nil, d) {
 		return nil
 	}
-	cfg := &dtls.Config{
-		Certificates:           []tls.Certificate{dtlsID.cert},
-		SRTPProtectionProfiles: []dtls.SRTPProtectionProfile{dtls.SRTP_AEAD_AES_128_GCM, dtls.SRTP_AES128_CM_HMAC_SHA1_80, dtls.SRTP_AES128_CM_HMAC_SHA1_32},
-		ExtendedMasterSecret:   dtls.RequestExtendedMasterSecret,
-		ClientAuth:             dtls.RequireAnyClientCert,
-		InsecureSkipVerify:     true, // self-signed: checked against the SDP fingerprint below
-		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+	opts := []dtls.Option{
+		dtls.WithCertificates(dtlsID.cert),
+		dtls.WithSRTPProtectionProfiles(dtls.SRTP_AEAD_AES_128_GCM, dtls.SRTP_AES128_CM_HMAC_SHA1_80, dtls.SRTP_AES128_CM_HMAC_SHA1_32),
+		dtls.WithExtendedMasterSecret(dtls.RequestExtendedMasterSecret),
+		dtls.WithInsecureSkipVerify(true), // self-signed: checked against the SDP fingerprint below
+		dtls.WithVerifyPeerCertificate(func(raw [][]byte, _ [][]*x509.Certificate) error {
 			if len(raw) == 0 || fingerprintOf(raw[0]) != want {
 				return errFingerprint
 			}
 			return nil
-		},
+		}),
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		err := s.handshake(d, cfg, p.Client)
+		err := s.handshake(d, opts, p.Client)
 		if err != nil {
 			s.eng.log.Warn("DTLS-SRTP handshake failed: the call stays silent", "call", s.cfg.CallID, "error", err)
 		}
@@ -191,7 +190,7 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 
 var errFingerprint = errors.New("dtls: the certificate does not match the SDP fingerprint")
 
-func (s *Session) handshake(d *dtlsComp, cfg *dtls.Config, client bool) error {
+func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), dtlsHandshakeTimeout)
 	defer cancel()
 	go func() {
@@ -206,9 +205,18 @@ func (s *Session) handshake(d *dtlsComp, cfg *dtls.Config, client bool) error {
 		err  error
 	)
 	if client {
-		conn, err = dtls.Client(d, d.remote(), cfg)
+		co := make([]dtls.ClientOption, 0, len(opts))
+		for _, o := range opts {
+			co = append(co, o)
+		}
+		conn, err = dtls.ClientWithOptions(d, d.remote(), co...)
 	} else {
-		conn, err = dtls.Server(d, d.remote(), cfg)
+		so := make([]dtls.ServerOption, 0, len(opts)+1)
+		for _, o := range opts {
+			so = append(so, o)
+		}
+		// The client's certificate is what its fingerprint names.
+		conn, err = dtls.ServerWithOptions(d, d.remote(), append(so, dtls.WithClientAuth(dtls.RequireAnyClientCert))...)
 	}
 	if err != nil {
 		return err

@@ -182,6 +182,9 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
+	if err := c.startDTLS(); err != nil {
+		return fmt.Errorf("media: %w", err)
+	}
 	c.media.SetDirection(dir)
 	return nil
 }

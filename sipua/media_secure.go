@@ -21,6 +21,9 @@ type callSec struct {
 	local   *cryptoAttr  // our line in use (its tag is the one agreed)
 	proto   string       // m= proto in use; "" before any exchange
 	keys    *audio.SRTPKeys
+
+	dtls        *dtlsPlan // DTLS-SRTP instead of SDES (media_dtls.go)
+	offeredDTLS bool      // our last offer was DTLS-SRTP
 }
 
 // encryptionWanted is the account's media_encryption ("none" when unset).
@@ -38,11 +41,17 @@ func encryptionWanted(a store.Account) string {
 // and as RTP/AVP with a=crypto (best effort, as baresip's "srtp") when not.
 func (c *call) offerSec() (localSec, error) {
 	s := &c.sec
+	if s.dtls != nil {
+		return c.dtlsOffer()
+	}
 	if s.local != nil {
 		return localSec{proto: s.proto, crypto: []cryptoAttr{*s.local}}, nil
 	}
 	if s.proto != "" || encryptionWanted(c.acc) == store.MediaEncryptionNone {
 		return localSec{proto: protoAVP}, nil // negotiated clear, or never asked for
+	}
+	if wantsDTLS(c.acc) {
+		return c.dtlsOffer() // RFC 5763 has no best-effort form: always UDP/TLS/RTP/SAVP
 	}
 	if len(s.offered) == 0 {
 		for i, su := range sdesSuites {
@@ -72,6 +81,9 @@ func (c *call) answerSec(r remoteSDP) (localSec, *audio.SRTPKeys, error) {
 	switch {
 	case err != nil:
 		return localSec{}, nil, err
+	case isDTLSProto(r.sec.proto):
+		ls, err := c.dtlsAnswer(r)
+		return ls, nil, err
 	case !use:
 		s.local, s.offered, s.keys, s.proto = nil, nil, nil, protoAVP
 		return localSec{proto: protoAVP}, nil, nil
@@ -97,6 +109,12 @@ func (c *call) answerSec(r remoteSDP) (localSec, *audio.SRTPKeys, error) {
 // offerUsable picks the offer's first usable a=crypto line and says
 // whether we answer with SRTP; errNotEncrypted when we cannot answer it.
 func (c *call) offerUsable(r remoteSDP) (*cryptoAttr, bool, error) {
+	if isDTLSProto(r.sec.proto) {
+		if r.sec.fingerprint == "" {
+			return nil, false, fmt.Errorf("offer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+		}
+		return nil, true, nil
+	}
 	var pick *cryptoAttr
 	if len(r.sec.crypto) > 0 {
 		pick = &r.sec.crypto[0]
@@ -142,6 +160,13 @@ func (c *call) refuseClearOffer(req *sip.Request) bool {
 // answer is taken unless encryption is required (errNotEncrypted).
 func (c *call) answeredSec(r remoteSDP) (*audio.SRTPKeys, error) {
 	s := &c.sec
+	if s.offeredDTLS || s.dtls != nil {
+		ok, err := c.dtlsAnswered(r)
+		if err != nil || ok {
+			return nil, err
+		}
+		s.offeredDTLS = false
+	}
 	ours := s.offered
 	if s.local != nil {
 		ours = []cryptoAttr{*s.local}
@@ -164,8 +189,8 @@ func (c *call) answeredSec(r remoteSDP) (*audio.SRTPKeys, error) {
 	if c.acc.MediaEncryptionRequired {
 		return nil, fmt.Errorf("answer %s in clear: %w", r.sec.proto, errNotEncrypted)
 	}
-	if len(ours) > 0 {
-		s.local, s.offered, s.keys, s.proto = nil, nil, nil, protoAVP // best effort fell back to clear
+	if len(ours) > 0 || s.dtls != nil || s.proto == "" {
+		s.local, s.offered, s.keys, s.proto, s.dtls = nil, nil, nil, protoAVP, nil // best effort fell back to clear
 	}
 	return nil, nil
 }
@@ -179,6 +204,9 @@ type srtpSetter interface {
 // a media session that cannot encrypt fails an encrypted call rather than
 // send it in clear.
 func (c *call) setKeys(k *audio.SRTPKeys) error {
+	if c.sec.dtls != nil {
+		return nil // the DTLS handshake sets them (startDTLS)
+	}
 	ss, ok := c.media.(srtpSetter)
 	if !ok {
 		if k != nil {

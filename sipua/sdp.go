@@ -88,7 +88,7 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		}
 	}
 	r.dir = directionOf(md.Attributes, sd.Attributes)
-	r.sec = mediaSecOf(md)
+	r.sec = mediaSecOf(md, sd.Attributes)
 	if host == "0.0.0.0" {
 		r.dir = audio.Inactive // RFC 2543 hold
 	}

@@ -116,15 +116,29 @@ func parseCrypto(v string) (cryptoAttr, bool) {
 
 // mediaSec is what a media description says about its security.
 type mediaSec struct {
-	proto  string       // "RTP/AVP", "RTP/SAVP", "UDP/TLS/RTP/SAVP", ...
-	crypto []cryptoAttr // the a=crypto lines we can use, in the SDP's order
+	proto       string       // "RTP/AVP", "RTP/SAVP", "UDP/TLS/RTP/SAVP", ...
+	crypto      []cryptoAttr // the a=crypto lines we can use, in the SDP's order
+	fingerprint string       // a=fingerprint (RFC 8122), media or session level
+	setup       string       // a=setup (RFC 4145): actpass, active, passive
 }
 
 // secureProto reports an m= line that demands SRTP (RFC 3711 12: SAVP).
 func (m mediaSec) secureProto() bool { return strings.Contains(m.proto, "SAVP") }
 
-func mediaSecOf(md *sdp.MediaDescription) mediaSec {
+// mediaSecOf reads one media description; a=fingerprint and a=setup may
+// also be at session level (RFC 8122 5, RFC 4145 4), the media's win.
+func mediaSecOf(md *sdp.MediaDescription, session []sdp.Attribute) mediaSec {
 	m := mediaSec{proto: strings.Join(md.MediaName.Protos, "/")}
+	for _, l := range [][]sdp.Attribute{session, md.Attributes} {
+		for _, a := range l {
+			switch a.Key {
+			case "fingerprint":
+				m.fingerprint = strings.TrimSpace(a.Value)
+			case "setup":
+				m.setup = strings.TrimSpace(a.Value)
+			}
+		}
+	}
 	for _, a := range md.Attributes {
 		if a.Key == "crypto" {
 			if c, ok := parseCrypto(a.Value); ok {
@@ -140,6 +154,7 @@ func mediaSecOf(md *sdp.MediaDescription) mediaSec {
 type localSec struct {
 	proto  string
 	crypto []cryptoAttr
+	attrs  []sdp.Attribute // a=fingerprint, a=setup (media_dtls.go)
 }
 
 func (l localSec) apply(md *sdp.MediaDescription) {
@@ -149,6 +164,7 @@ func (l localSec) apply(md *sdp.MediaDescription) {
 	for _, c := range l.crypto {
 		md.Attributes = append(md.Attributes, sdp.NewAttribute("crypto", c.value()))
 	}
+	md.Attributes = append(md.Attributes, l.attrs...)
 }
 
 // redactCrypto hides the keys of a=crypto lines in a SIP message (for the

@@ -60,6 +60,9 @@ func TestSRTPWithBaresip(t *testing.T) {
 		{"out-srtp-mand", "srtp-mand", true, false, "RTP/SAVP", true, "AEAD_AES_128_GCM", 188},
 		{"in-srtp", "srtp", false, true, "RTP/AVP", false, "", 182},
 		{"in-srtp-mand", "srtp-mand", false, true, "RTP/SAVP", false, "", 182},
+		// DTLS-SRTP: baresip's dtls_srtp (UDP/TLS/RTP/SAVP, a=fingerprint).
+		{"out-dtls", "dtls_srtp", false, false, "UDP/TLS/RTP/SAVP", false, "", 0},
+		{"in-dtls", "dtls_srtp", false, true, "UDP/TLS/RTP/SAVP", false, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.suite != "" {
@@ -68,9 +71,13 @@ func TestSRTPWithBaresip(t *testing.T) {
 			kam := testpeer.Kamailio(t)
 			bob := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(),
 				AutoAnswer: true, Tone: 440, MediaEnc: tc.enc, Codecs: []string{"PCMU/8000/1"}})
-			// carol is clear, unless alice requires encryption of every call.
-			carolEnc := ""
-			if tc.required {
+			// carol is clear, unless alice encrypts every call: with required
+			// SDES (RTP/SAVP) or with DTLS-SRTP (no clear fallback in RFC 5763).
+			carolEnc, carolSecure := "", tc.required || tc.enc == "dtls_srtp"
+			switch {
+			case tc.enc == "dtls_srtp":
+				carolEnc = "dtls_srtp"
+			case tc.required:
 				carolEnc = "srtp"
 			}
 			carol := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "carol", Pass: "carolpw", Registrar: kam.Addr(),
@@ -79,6 +86,10 @@ func TestSRTPWithBaresip(t *testing.T) {
 			must(t, err)
 			t.Cleanup(func() { _ = db.Close() })
 			acc := secureAccount(kam, tc.required)
+			dtls := tc.enc == "dtls_srtp"
+			if dtls {
+				acc.MediaEncryption = store.MediaEncryptionDTLS
+			}
 			a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", AutoAnswer: true},
 				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, db, withAudio(t))
 			a.waitRegistered()
@@ -101,8 +112,8 @@ func TestSRTPWithBaresip(t *testing.T) {
 				t.Fatalf("call with bob not secure: %+v", c1)
 			}
 			c2 := callBob(t, a, "carol")
-			if c2.Secure != tc.required {
-				t.Fatalf("call with carol: secure %v, want %v", c2.Secure, tc.required)
+			if c2.Secure != carolSecure {
+				t.Fatalf("call with carol: secure %v, want %v", c2.Secure, carolSecure)
 			}
 			must(t, a.Conference(bg, c1.ID, c2.ID))
 			if cs, ok := a.Call(c1.ID); !ok || !cs.Secure {
@@ -124,7 +135,7 @@ func TestSRTPWithBaresip(t *testing.T) {
 				}
 				return err == nil && len(secure) == 2
 			})
-			if s1, s2 := secure[c1.ID], secure[c2.ID]; !s1 || s2 != tc.required {
+			if s1, s2 := secure[c1.ID], secure[c2.ID]; !s1 || s2 != carolSecure {
 				t.Fatalf("history secure: bob's call %v, carol's %v (entries %v)", s1, s2, secure)
 			}
 			if tc.holdToo {
@@ -142,19 +153,20 @@ func TestSRTPWithBaresip(t *testing.T) {
 					t.Errorf("clear PCMU on the wire: %s", s)
 				case strings.HasSuffix(s.Key, "pt 0"):
 					enc++
-					if s.PayloadSz[tc.size] < s.Packets*9/10 {
+					if tc.size != 0 && s.PayloadSz[tc.size] < s.Packets*9/10 {
 						t.Errorf("SRTP packet sizes %v, want %d (the suite's tag)", s.PayloadSz, tc.size)
 					}
 				case strings.HasSuffix(s.Key, "pt 8") && s.Clear:
 					clear++
 				}
 			}
-			if enc < 2 || (clear < 2 && !tc.required) {
+			if enc < 2 || (clear < 2 && !carolSecure) {
 				t.Fatalf("%d encrypted PCMU streams (want both ways), %d clear PCMA streams (want 2: the check sees clear audio)", enc, clear)
 			}
 			tr := a.SIPTrace()
-			if !strings.Contains(tr, "m=audio") || !strings.Contains(tr, tc.proto) || !strings.Contains(tr, "a=crypto:") {
-				t.Fatalf("trace lacks the SRTP offer/answer in %s", tc.proto)
+			keyAttr := map[bool]string{false: "a=crypto:", true: "a=fingerprint:sha-256"}[dtls]
+			if !strings.Contains(tr, "m=audio") || !strings.Contains(tr, tc.proto) || !strings.Contains(tr, keyAttr) {
+				t.Fatalf("trace lacks the SRTP offer/answer in %s with %s", tc.proto, keyAttr)
 			}
 			if strings.Contains(tr, "inline:") {
 				t.Fatal("SRTP keys in the SIP trace")
