@@ -64,6 +64,8 @@ type Session struct {
 	srtp       atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
 	srtpWanted atomic.Bool               // DTLS-SRTP under way: nothing clear in or out
 	dtls       atomic.Pointer[dtlsComp]  // DTLS-SRTP on the RTP port (dtls.go)
+	stunWait   atomic.Pointer[stunWait]  // a STUN Binding under way (stun.go)
+	public     netip.AddrPort            // under mu: our RTP address as a STUN server saw it
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts

@@ -22,8 +22,8 @@ func (s *Session) readLoop() {
 		if err != nil {
 			return
 		}
-		if s.dtlsIn(buf[:n]) {
-			continue // a DTLS record (RFC 7983 7): the handshake's
+		if s.stunIn(buf[:n]) || s.dtlsIn(buf[:n]) {
+			continue // STUN or DTLS (RFC 7983 7), not RTP
 		}
 		pkt, ok := s.srtpIn(buf[:n])
 		if !ok {
