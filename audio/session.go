@@ -61,8 +61,12 @@ type Session struct {
 
 	tap func(pcm []int16) // tests: decoded far-end audio
 
-	srtp atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
-	src  sourceFilter              // where RTP may come from (session_source.go), under mu
+	srtp       atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
+	srtpWanted atomic.Bool               // DTLS-SRTP under way: nothing clear in or out
+	dtls       atomic.Pointer[dtlsComp]  // DTLS-SRTP on the RTP port (dtls.go)
+	stunWait   atomic.Pointer[stunWait]  // a STUN Binding under way (stun.go)
+	public     netip.AddrPort            // under mu: our RTP address as a STUN server saw it
+	src sourceFilter // where RTP may come from (session_source.go), under mu
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts
@@ -188,6 +192,7 @@ func (s *Session) Close() error {
 			_, _ = rec.stop(ctx)
 			cancel()
 		}
+		s.closeDTLS()
 		close(s.done)
 		s.conn.Close()
 		s.ctrl.Close()

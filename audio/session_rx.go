@@ -20,8 +20,14 @@ func (s *Session) readLoop() {
 		if err != nil {
 			return
 		}
+		if s.stunIn(buf[:n]) {
+			continue // the answer to our STUN Binding (stun.go), from its server
+		}
 		if !s.admit(from) {
 			continue // before Start, or a stray (session_source.go)
+		}
+		if s.dtlsIn(buf[:n]) {
+			continue // DTLS (RFC 7983 7), not RTP
 		}
 		pkt, ok := s.srtpIn(buf[:n])
 		if !ok {

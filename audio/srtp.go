@@ -117,7 +117,7 @@ func (s *Session) Encrypted() bool { return s.srtp.Load() != nil }
 func (s *Session) srtpIn(pkt []byte) (out []byte, ok bool) {
 	st := s.srtp.Load()
 	if st == nil {
-		return pkt, true
+		return pkt, !s.srtpWanted.Load()
 	}
 	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, nil)
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Session) srtpIn(pkt []byte) (out []byte, ok bool) {
 func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
 	if st == nil {
-		return pkt, true
+		return pkt, !s.srtpWanted.Load()
 	}
 	enc, err := st.rtpOut.EncryptRTP(st.outBuf[:0], pkt, nil)
 	if err != nil {
@@ -140,11 +140,15 @@ func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 }
 
 // srtcpOut and srtcpIn protect RTCP (RFC 3711 3.4) on the rtcpLoop and
-// rtcpRead goroutines.
+// rtcpRead goroutines. With DTLS-SRTP the RTCP port would need its own
+// handshake (RFC 5764 4.1, no rtcp-mux): its reports are left out.
 func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
+	if s.dtls.Load() != nil {
+		return nil, false
+	}
 	if st == nil {
-		return pkt, true
+		return pkt, !s.srtpWanted.Load()
 	}
 	enc, err := st.rtcpOut.EncryptRTCP(nil, pkt, nil)
 	return enc, err == nil
@@ -152,8 +156,11 @@ func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 
 func (s *Session) srtcpIn(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
+	if s.dtls.Load() != nil {
+		return nil, false
+	}
 	if st == nil {
-		return pkt, true
+		return pkt, !s.srtpWanted.Load()
 	}
 	dec, err := st.rtcpIn.DecryptRTCP(nil, pkt, nil)
 	return dec, err == nil

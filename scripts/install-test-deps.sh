@@ -9,7 +9,8 @@ SUDO=""
 PKGS="sip-tester baresip-core kamailio tshark gnome-keyring dbus libsecret-tools sox libsox-fmt-all
       chromium fonts-liberation iproute2 espeak-ng pocketsphinx pocketsphinx-en-us wrk python3
       kamailio-presence-modules kamailio-sqlite-modules
-      wine64 gcc-mingw-w64-x86-64"
+      wine64 gcc-mingw-w64-x86-64
+      kamailio-tls-modules coturn iptables"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -56,7 +56,7 @@ func (p *Phone) Apply(s store.Settings) {
 		}
 	}
 	p.lines, p.order = keep, order
-	moved := p.serving && listenAddr(s.SIP.Listen) != listenAddr(p.listen)
+	moved := p.serving && (listenAddr(s.SIP.Listen) != listenAddr(p.listen) || tlsSettingsOf(s.SIP) != p.tlsNow)
 	p.mu.Unlock()
 	if moved {
 		// The move re-registers every line; lines replaced or removed here
@@ -106,11 +106,15 @@ func (p *Phone) openStack(ctx context.Context, listen string) error {
 	if err != nil {
 		return err
 	}
+	ts := tlsSettingsOf(p.settingsNow().SIP)
+	if err := st.listenTLS(ctx, ts, p.home); err != nil {
+		p.log.Warn("no SIP over TLS listener", "error", err) // UDP and TCP work on
+	}
 	p.handle(st)
 	st.serve()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.stack, p.listen, p.serving = st, listen, true
+	p.stack, p.listen, p.serving, p.tlsNow = st, listen, true, ts
 	if err := st.cas.set(caFiles(p.settings.Accounts)); err != nil {
 		p.log.Warn("tls ca files", "error", err)
 	}

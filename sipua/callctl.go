@@ -60,6 +60,7 @@ type call struct {
 	sigPeer netip.Addr // where the far end's SIP comes from (mediasource.go)
 	// incoming: gives the call's ringing place back (ringing.go); idempotent
 	ringDone func()
+	sec      callSec // SRTP (media_secure.go)
 }
 
 // reasonError is the cancel cause of a call's context: how it ended.
@@ -76,7 +77,7 @@ func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
 	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), line: l, acc: l.acc, sdpSession: uint64(now.UnixNano() & 0x7fffffffffff)}
 	c.c = Call{ID: c.id, SeanceID: seance, AccountID: l.acc.ID, Account: accountName(l.acc),
-		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone}
+		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone, TLS: l.acc.Transport == "tls"}
 	return c
 }
 

@@ -100,8 +100,14 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 	}
 	if r, err := parseSDP(res.Body()); err == nil {
 		if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+			if n.keys, err = c.answeredSec(r); err != nil {
+				c.endNotEncrypted(err)
+				return err
+			}
 			c.neg = n
-			_ = c.media.Start(n.remote, n.codec, n.dtmfPT)
+			if c.setKeys(n.keys) == nil {
+				_ = c.media.Start(n.remote, n.codec, n.dtmfPT)
+			}
 		}
 	}
 	c.media.SetDirection(dir)

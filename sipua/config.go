@@ -34,6 +34,9 @@ type Config struct {
 	// SubscribeExpiry is the lifetime asked for in SUBSCRIBE (busy lamps,
 	// presence, voicemail), refreshed at 80% of what is granted. Zero: 600 s.
 	SubscribeExpiry int
+	// Home is the phone's folder: the TLS listener's certificate is made
+	// and kept there when sip.tls_cert_file is empty (in memory without it).
+	Home string
 }
 
 // SecretGetter reads a secret by name ("account:<id>"); store.Secrets is one.

@@ -32,6 +32,12 @@ var (
 	ErrNotRinging = errors.New("the contact's line is not ringing")
 	// ErrNoVoicemail is "Call voicemail" on an account without voicemail_number.
 	ErrNoVoicemail = errors.New("the account has no voicemail number")
+	// errNotEncrypted is media that cannot be encrypted where it must be
+	// (488 for an offer, the end of an outgoing call for an answer).
+	errNotEncrypted = errors.New("media not encrypted")
+	// ErrSipsNeedsTLS is a sips: address dialled on an account that does
+	// not speak TLS (RFC 3261 26.2.2: every hop of a sips request is TLS).
+	ErrSipsNeedsTLS = errors.New("a sips: address needs an account with transport tls")
 )
 
 // ErrHoldFirst: a new call was not placed or answered because a connected

@@ -66,6 +66,10 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		c.post(func() {
 			if r, err := parseSDP(body); err == nil {
 				if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+					if n.keys, err = c.answeredSec(r); err != nil {
+						c.endNotEncrypted(err)
+						return
+					}
 					_ = c.applyMedia(n, answerDirection(r.dir, c.localHold))
 				}
 			}

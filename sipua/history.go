@@ -53,7 +53,8 @@ func historyEntry(c Call) store.HistoryEntry {
 	h := store.HistoryEntry{CallID: c.ID, SeanceID: c.SeanceID, AccountID: c.AccountID, Account: c.Account,
 		Direction: string(c.Direction), Number: c.Number, URI: c.URI, Name: c.Name, Dialed: c.Dialed,
 		StartedAt: c.StartedAt, AnsweredAt: c.AnsweredAt, Declined: c.Declined, Reason: c.Reason,
-		AnsweredBy: c.AnsweredBy, Open: c.State != StateEnded, Recording: c.RecordingID}
+		AnsweredBy: c.AnsweredBy, Open: c.State != StateEnded, Recording: c.RecordingID,
+		Secure: c.Secure}
 	if c.State == StateEnded {
 		h.EndedAt = c.EndedAt
 		h.Outcome = c.Outcome

@@ -68,6 +68,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	c := p.newCall(l, DirIn, seance)
 	c.ringDone = ringDone
+	c.c.TLS = req.Transport() == "TLS" // the lock on the call card (issue 18)
 	c.in, c.dlg = sess, sess
 	c.final = make(chan struct{})
 	from := req.From()
@@ -91,6 +92,9 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 // onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.
 func (c *call) onRing(req *sip.Request, replaced *call) {
 	s := c.p.settingsNow().SIP
+	if c.refuseClearOffer(req) {
+		return
+	}
 	if s.DoNotDisturb && replaced == nil {
 		c.begin(StateRingingIn)
 		c.decline(486, "Busy Here")
@@ -180,6 +184,9 @@ func (c *call) answer() error {
 		var n negotiated
 		if err == nil {
 			n, err = choose(r, c.p.media.Codecs(), true)
+		}
+		if err == nil {
+			_, n.keys, err = c.answerSec(r)
 		}
 		if err != nil {
 			c.decline(488, "Not Acceptable Here")

@@ -152,7 +152,13 @@ func (c *call) localSDP(codecs []audio.Codec, dir audio.Direction) []byte {
 		ip = "127.0.0.1"
 	}
 	c.sdpVersion++
-	return buildSDP(ip, la.Port, codecs, dir, c.sdpSession, c.sdpVersion)
+	// After answerSec/answeredSec this repeats the agreed line; before any
+	// exchange it is our offer (media_secure.go).
+	sec, err := c.offerSec()
+	if err != nil {
+		c.p.log.Warn("SRTP offer", "call", c.id, "error", err)
+	}
+	return buildSDPSec(ip, la.Port, codecs, dir, c.sdpSession, c.sdpVersion, sec)
 }
 
 // sessionCodecs is what we offer again in a re-INVITE: the codec in use
@@ -171,7 +177,13 @@ func (c *call) sessionCodecs() []audio.Codec {
 func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	c.neg = n
 	c.tellSignalPeer()
+	if err := c.setKeys(n.keys); err != nil {
+		return fmt.Errorf("media: %w", err)
+	}
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
+		return fmt.Errorf("media: %w", err)
+	}
+	if err := c.startDTLS(); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
 	c.media.SetDirection(dir)
@@ -196,6 +208,9 @@ func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
 		if err == nil {
 			var n negotiated
 			n, err = choose(r, c.p.media.Codecs(), true)
+			if err == nil {
+				_, n.keys, err = c.answerSec(r)
+			}
 			if err == nil {
 				c.remoteHold = r.dir == audio.SendOnly || r.dir == audio.Inactive
 				dir = answerDirection(r.dir, c.localHold)

@@ -46,6 +46,9 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 		return Call{}, fmt.Errorf("dial: %w", err)
 	}
 	target, err := parseTarget(o.number, l.acc)
+	if err == nil {
+		err = checkSips(target, l.acc)
+	}
 	if err != nil {
 		return Call{}, fmt.Errorf("dial: %w", err)
 	}
@@ -203,7 +206,11 @@ func (c *call) onRinging(r *sip.Response) {
 	if len(r.Body()) > 0 {
 		c.noteSignalPeer(r)
 		if rs, err := parseSDP(r.Body()); err == nil {
-			if n, err := choose(rs, c.p.media.Codecs(), false); err == nil && !sameMedia(n, c.neg) {
+			n, err := choose(rs, c.p.media.Codecs(), false)
+			if err == nil {
+				n.keys, err = c.answeredSec(rs)
+			}
+			if err == nil && !sameMedia(n, c.neg) {
 				if err := c.applyMedia(n, dirSendRecv); err != nil {
 					c.p.log.Warn("early media", "call", c.id, "error", err)
 				}
@@ -234,6 +241,14 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	if rs, err := parseSDP(res.Body()); err == nil {
 		c.noteSignalPeer(res)
 		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
+			if n.keys, err = c.answeredSec(rs); err != nil {
+				// Required encryption, clear answer: confirmed (ACK above)
+				// and hung up, never a word in clear.
+				c.p.log.Info("call refused: media not encrypted", "call", c.id, "error", err)
+				c.bye()
+				c.end(ReasonNotEncrypted, OutcomeFailed)
+				return nil
+			}
 			_ = c.applyMedia(n, dirSendRecv)
 			c.remoteHold = rs.dir == dirSendOnly || rs.dir == dirInactive
 		}

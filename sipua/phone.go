@@ -44,9 +44,11 @@ type Phone struct {
 
 	// OutboxInterrupted (recover.go)
 	outboxOf  func(Event) []store.OutboxEvent
-	office    *office  // busy lamps, presence, voicemail (issue 19)
-	subs      subTable // our subscriptions by dialog, for NOTIFYs
-	subExpiry int      // seconds asked for in SUBSCRIBE; 0: subDefaultExpiry
+	office    *office     // busy lamps, presence, voicemail (issue 19)
+	subs      subTable    // our subscriptions by dialog, for NOTIFYs
+	subExpiry int         // seconds asked for in SUBSCRIBE; 0: subDefaultExpiry
+	home      string      // where the TLS listener's own certificate is kept
+	tlsNow    tlsSettings // what the running stack's TLS listener was opened with
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -82,6 +84,7 @@ func New(cfg Config) (*Phone, error) {
 	p.office = newOffice(p)
 	p.subExpiry = cfg.SubscribeExpiry
 	p.settings = cfg.Settings
+	p.home = cfg.Home
 	p.selected = cfg.Settings.SIP.SelectedAccount
 	for _, a := range cfg.Settings.Accounts {
 		l, _ := newLine(p, a)

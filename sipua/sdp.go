@@ -20,6 +20,7 @@ type remoteSDP struct {
 	addr   *net.UDPAddr
 	codecs []audio.Codec // in the order of the m= line, with its payload types
 	dir    audio.Direction
+	sec    mediaSec // proto and a=crypto lines (sdp_crypto.go)
 }
 
 // negotiated is the outcome of an offer/answer exchange (RFC 3264).
@@ -28,6 +29,7 @@ type negotiated struct {
 	codec  audio.Codec
 	dtmfPT uint8 // telephone-event payload type; 0 when not negotiated
 	dir    audio.Direction
+	keys   *audio.SRTPKeys // SRTP keys; nil for clear RTP (media_secure.go)
 }
 
 var staticPT = map[uint8]audio.Codec{0: audio.CodecPCMU, 8: audio.CodecPCMA, 9: audio.CodecG722}
@@ -86,6 +88,7 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		}
 	}
 	r.dir = directionOf(md.Attributes, sd.Attributes)
+	r.sec = mediaSecOf(md, sd.Attributes)
 	if host == "0.0.0.0" {
 		r.dir = audio.Inactive // RFC 2543 hold
 	}
@@ -223,6 +226,11 @@ func answerDirection(offer audio.Direction, weHold bool) audio.Direction {
 
 // buildSDP writes our session description: one audio m= line with codecs.
 func buildSDP(ip string, port int, codecs []audio.Codec, dir audio.Direction, sessID, version uint64) []byte {
+	return buildSDPSec(ip, port, codecs, dir, sessID, version, localSec{})
+}
+
+// buildSDPSec is buildSDP with the m= proto and a=crypto lines of sec.
+func buildSDPSec(ip string, port int, codecs []audio.Codec, dir audio.Direction, sessID, version uint64, sec localSec) []byte {
 	sd := sdp.SessionDescription{
 		Origin: sdp.Origin{Username: "-", SessionID: sessID, SessionVersion: version,
 			NetworkType: "IN", AddressType: "IP4", UnicastAddress: ip},
@@ -243,6 +251,7 @@ func buildSDP(ip string, port int, codecs []audio.Codec, dir audio.Direction, se
 		}
 	}
 	md.Attributes = append(md.Attributes, sdp.NewAttribute("ptime", "20"), sdp.NewPropertyAttribute(dir.String()))
+	sec.apply(md)
 	sd.MediaDescriptions = []*sdp.MediaDescription{md}
 	b, err := sd.Marshal()
 	if err != nil {

@@ -33,6 +33,9 @@ type stack struct {
 	listens  []ListenState
 
 	guard *connGuard // bounds and times inbound TCP/TLS connections (limits.go)
+
+	tlsLn   net.Listener // sip.tls_listen (stack_tls.go); nil when off
+	tlsPort int
 }
 
 // caPool verifies TLS servers against the system roots plus the CA files of
@@ -143,6 +146,7 @@ func (st *stack) serve() {
 	if st.tcpLn != nil {
 		go func() { _ = st.srv.ServeTCP(st.tcpLn) }()
 	}
+	st.serveTLS()
 	if st.udpConn == nil {
 		return
 	}
@@ -167,6 +171,7 @@ func (st *stack) close() {
 	if st.tcpLn != nil {
 		st.tcpLn.Close()
 	}
+	st.closeTLS()
 	st.ua.Close()
 }
 
@@ -212,7 +217,7 @@ func (st *stack) contactPort(transport string) int {
 		return st.tcpPort
 	}
 	if transport == "tls" {
-		return 0
+		return st.tlsPort // 0 without a TLS listener: the PBX answers on our connection
 	}
 	return st.udpPort
 }

@@ -105,6 +105,7 @@ func redact(msg []byte) string {
 	if len(s) > traceMaxMessage {
 		s = s[:traceMaxMessage] + "\n[cut]"
 	}
+	s = redactCrypto(s) // SRTP keys (sdp_crypto.go)
 	if !containsFold(s, "authorization") {
 		return s
 	}

@@ -10,20 +10,21 @@ import (
 // historyColumns are the columns scanHistory reads, in its order.
 const historyColumns = `id, call_id, seance_id, account_id, account, direction, number, uri, name, dialed,
 	outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at, open, declined,
-	jitter, loss, note, recording`
+	jitter, loss, note, recording, secure`
 
 // scanHistory reads one row of historyColumns into an entry (Tags empty).
 func scanHistory(rows *sql.Rows) (HistoryEntry, error) {
 	var e HistoryEntry
-	var answered, open, declined int64
+	var answered, open, declined, secure int64
 	var started, answeredAt, ended int64
 	err := rows.Scan(&e.ID, &e.CallID, &e.SeanceID, &e.AccountID, &e.Account, &e.Direction, &e.Number,
 		&e.URI, &e.Name, &e.Dialed, &e.Outcome, &answered, &e.DurationS, &e.Reason, &e.AnsweredBy,
-		&started, &answeredAt, &ended, &open, &declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording)
+		&started, &answeredAt, &ended, &open, &declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, &secure)
 	if err != nil {
 		return HistoryEntry{}, err
 	}
 	e.Answered, e.Open, e.Declined = answered != 0, open != 0, declined != 0
+	e.Secure = secure != 0
 	e.StartedAt, e.AnsweredAt, e.EndedAt = fromTS(started), fromTS(answeredAt), fromTS(ended)
 	e.Tags = []string{}
 	return e, nil

@@ -22,6 +22,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0004_durability", Migrate: sqlFile("migrations/0004_durability.sql")},
 	{ID: "0006_contact_watch", Migrate: sqlFile("migrations/0006_contact_watch.sql")},
 	{ID: "0012_history_page", Migrate: sqlFile("migrations/0012_history_page.sql")},
+	{ID: "0007_history_secure", Migrate: sqlFile("migrations/0007_history_secure.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

@@ -86,6 +86,9 @@ type SIPSettings struct {
 	AcceptCallsFrom string `json:"accept_calls_from"`
 	RingTimeoutS    int    `json:"ring_timeout_s"`  // an incoming call rings this long, then ends as missed (no-answer)
 	PresenceStatus  string `json:"presence_status"` // the user's own choice: available (default), away, busy
+	TLSListen       string `json:"tls_listen"`      // SIP over TLS listener, e.g. ":5061"; empty: off
+	TLSCertFile     string `json:"tls_cert_file"`   // its certificate (PEM); empty: one made and kept in the home
+	TLSKeyFile      string `json:"tls_key_file"`    // its private key (PEM)
 }
 
 // Who may call (sip.accept_calls_from).
@@ -117,6 +120,12 @@ type Account struct {
 	VoicemailNumber string `json:"voicemail_number"` // what "Call voicemail" dials
 	MWI             bool   `json:"mwi"`              // subscribe to message-summary (RFC 3842) of the account
 	Presence        bool   `json:"presence"`         // publish the user's status and watch contacts' presence (RFC 3856/3903)
+
+	// MediaEncryption is none, sdes or dtls (settings_secure.go);
+	// MediaEncryptionRequired refuses calls that cannot be encrypted.
+	MediaEncryption         string `json:"media_encryption"`
+	MediaEncryptionRequired bool   `json:"media_encryption_required"`
+	StunServer              string `json:"stun_server"` // host:port of a STUN server (RFC 8489); empty: none
 }
 
 // AudioSettings are devices, volumes and codecs.

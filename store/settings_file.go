@@ -99,6 +99,7 @@ func (s *Settings) normalize() {
 		if a.ExpiryS == 0 {
 			a.ExpiryS = DefaultAccountExpiryS
 		}
+		normalizeSecurity(a)
 	}
 	for _, p := range []*[]string{&s.API.Disabled, &s.API.AllowedOrigins, &s.Webhooks.Silenced, &s.Audio.Codecs} {
 		if *p == nil {

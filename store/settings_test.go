@@ -177,6 +177,7 @@ func TestSaveSettings(t *testing.T) {
 	}
 	s.StripSaved()
 	s.Accounts[0].ExpiryS = DefaultAccountExpiryS // filled in when left out
+	s.Accounts[0].MediaEncryption = MediaEncryptionNone
 	if !reflect.DeepEqual(got, s) {
 		t.Fatalf("round trip\n got %+v\nwant %+v", got, s)
 	}

@@ -107,6 +107,7 @@ func (s Settings) Validate() error {
 	} else if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {
 		c.fail("sip.listen", "bad host %q", host)
 	}
+	c.sipTLS(s.SIP)
 	c.port("sip.rtp_port_min", s.SIP.RTPPortMin, false)
 	c.port("sip.rtp_port_max", s.SIP.RTPPortMax, false)
 	if s.SIP.RTPPortMax-s.SIP.RTPPortMin < 3 {
@@ -171,6 +172,7 @@ func (c *checker) account(i int, a Account, ids map[string]bool) {
 	if v := a.VoicemailNumber; len(v) > 64 || strings.ContainsAny(v, " \t\r\n<>\"") {
 		c.fail(key("voicemail_number"), "must be a number or SIP address without spaces (up to 64 characters), got %q", v)
 	}
+	c.accountSecurity(key, a)
 }
 
 func (c *checker) hotkeys(h HotkeySettings) {

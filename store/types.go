@@ -40,6 +40,7 @@ type HistoryEntry struct {
 	Note       string
 	Tags       []string // taxonomy codes
 	Recording  string   // recording id, empty when none
+	Secure     bool     // the media was encrypted (SRTP)
 }
 
 // HistoryFilter selects history entries. Zero value: newest 100.

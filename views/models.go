@@ -41,6 +41,7 @@ type CallView struct {
 	Muted, Recording                         bool
 	StateSinceMS, AnsweredMS                 int64  // unix ms; 0 when unknown
 	Digits                                   string // DTMF received on the call
+	Secure, TLS                              bool   // media encrypted (SRTP); signalling over TLS
 }
 
 // PhoneData is the phone page.

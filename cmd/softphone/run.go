@@ -78,7 +78,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer engine.Close() // after the phone has ended its calls, before the database closes
-	phone, err := sipua.New(sipua.Config{Settings: st, Secrets: secrets, DB: db, Bus: bus, Media: engine, Logger: log})
+	phone, err := sipua.New(sipua.Config{Settings: st, Secrets: secrets, DB: db, Bus: bus, Media: engine, Logger: log, Home: o.home})
 	if err != nil {
 		return err
 	}

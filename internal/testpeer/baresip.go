@@ -26,6 +26,11 @@ type BaresipOpts struct {
 	// the Contacts given with ;presence=p2p (ctrl "contacts" shows them).
 	Presence bool
 	Contacts []string // lines of its contacts file, e.g. `"Alice" <sip:alice@127.0.0.1:5080>;presence=p2p`
+	// MediaEnc is the account's mediaenc: "srtp" (SDES, best effort),
+	// "srtp-mand" (SDES, RTP/SAVP only), "dtls_srtp"; empty: clear RTP.
+	MediaEnc string
+	Modules  []string // more modules to load, e.g. "stun.so"
+	CAFile   string   // CA for SIP over TLS (sip_cafile); baresip then also listens for TLS on its port+1
 }
 
 // Baresip is a running baresip that plays a tone and records what it hears
@@ -82,6 +87,12 @@ func StartBaresip(t testing.TB, o BaresipOpts) *Baresip {
 	sip, ctrl, http := FreeSIPPort(t), FreeTCPPort(t), FreeTCPPort(t)
 	rtp := freeUDPRange(t, 40)
 	mods := "module\t\t\tg711.so\n"
+	if o.MediaEnc != "" {
+		o.Modules = append(o.Modules, "srtp.so", "dtls_srtp.so")
+	}
+	for _, m := range o.Modules {
+		mods += "module\t\t\t" + m + "\n"
+	}
 	for _, c := range o.Codecs {
 		switch strings.ToLower(strings.SplitN(c, "/", 2)[0]) {
 		case "g722":
@@ -115,6 +126,9 @@ module_app		httpd.so
 http_listen		127.0.0.1:%d
 snd_path		%s
 `, sip, src, rtp, rtp+39, mods, presenceModules(o.Presence), ctrl, http, filepath.Join(dir, "rec"))
+	if o.CAFile != "" {
+		cfg += "sip_cafile\t\t" + o.CAFile + "\n"
+	}
 	host := fmt.Sprintf("127.0.0.1:%d", sip)
 	if o.Registrar != "" {
 		host = o.Registrar
@@ -130,6 +144,9 @@ snd_path		%s
 	}
 	if o.Presence {
 		acc += ";pubint=300"
+	}
+	if o.MediaEnc != "" {
+		acc += ";mediaenc=" + o.MediaEnc
 	}
 	files := map[string]string{"config": cfg, "accounts": acc + "\n"}
 	if len(o.Contacts) > 0 {

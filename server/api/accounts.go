@@ -34,6 +34,10 @@ type accountJSON struct {
 	MWI             bool             `json:"mwi"`
 	Presence        bool             `json:"presence"`
 	Voicemail       *sipua.Voicemail `json:"voicemail"` // null while unknown
+
+	MediaEncryption         string `json:"media_encryption"`
+	MediaEncryptionRequired bool   `json:"media_encryption_required"`
+	StunServer              string `json:"stun_server"`
 }
 
 func findAccount(as []store.Account, id string) (store.Account, bool) {
@@ -56,7 +60,9 @@ func (s *Server) toAccountJSON(a store.Account, states map[string]sipua.AccountS
 	out := accountJSON{ID: a.ID, Name: a.Name, Username: a.Username, AuthUsername: a.AuthUsername, Domain: a.Domain,
 		Transport: a.Transport, Port: a.Port, Registrar: a.Registrar, OutboundProxy: a.OutboundProxy,
 		ExpiryS: a.ExpiryS, Enabled: a.Enabled, CAFile: a.CAFile, PasswordSaved: s.cfg.Secrets.Has("account:" + a.ID),
-		PickupPrefix: a.PickupPrefix, VoicemailNumber: a.VoicemailNumber, MWI: a.MWI, Presence: a.Presence}
+		PickupPrefix: a.PickupPrefix, VoicemailNumber: a.VoicemailNumber, MWI: a.MWI, Presence: a.Presence,
+		MediaEncryption: a.MediaEncryption, MediaEncryptionRequired: a.MediaEncryptionRequired, StunServer: a.StunServer}
+
 	if st, ok := states[a.ID]; ok {
 		out.State, out.Cause, out.Voicemail = st.State, st.Cause, st.Voicemail
 	}

@@ -24,12 +24,13 @@ type callJSON struct {
 	EventTS     int64  `json:"event_ts"`
 	CallstartTS *int64 `json:"callstart_ts"`
 	CallstateTS *int64 `json:"callstate_ts"`
+	Secure      bool   `json:"secure"` // the media is encrypted (SRTP)
 }
 
 func toCallJSON(c sipua.Call, now time.Time) callJSON {
 	return callJSON{ID: c.ID, SeanceID: c.SeanceID, AccountID: c.AccountID, Direction: string(c.Direction),
 		State: c.State.String(), Number: c.Number, Name: c.Name, URI: c.URI, Dialed: c.Dialed, Muted: c.Muted,
-		EventTS: now.UnixMilli(), CallstartTS: ms(c.StartedAt), CallstateTS: ms(c.StateAt)}
+		EventTS: now.UnixMilli(), CallstartTS: ms(c.StartedAt), CallstateTS: ms(c.StateAt), Secure: c.Secure}
 }
 
 // listCalls: GET /calls, a bare JSON array of the calls in progress, oldest first.

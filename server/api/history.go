@@ -38,6 +38,7 @@ type historyJSON struct {
 	Note        string   `json:"note"`
 	Tags        []string `json:"tags"`
 	RecordingID string   `json:"recording_id"`
+	Secure      bool     `json:"secure"` // the media was encrypted (SRTP)
 }
 
 func toHistoryJSON(h store.HistoryEntry) historyJSON {
@@ -49,7 +50,7 @@ func toHistoryJSON(h store.HistoryEntry) historyJSON {
 		Answered: h.Answered, DurationS: h.DurationS, Number: h.Number, URI: h.URI, Name: h.Name, Dialed: h.Dialed,
 		Account: h.Account, AccountID: h.AccountID, Reason: h.Reason, AnsweredBy: h.AnsweredBy,
 		CallstartTS: ms(h.StartedAt), AnswerTS: ms(h.AnsweredAt), CallendTS: ms(h.EndedAt),
-		Note: h.Note, Tags: tags, RecordingID: h.Recording}
+		Note: h.Note, Tags: tags, RecordingID: h.Recording, Secure: h.Secure}
 }
 
 func queryBool(c fiber.Ctx, name string) (bool, error) {

@@ -12,7 +12,8 @@ import (
 // five are rest-api.md "Errors" (the sentinels carry the spec's texts); the
 // rest are ours (README, API section).
 func phoneError(err error) error {
-	for _, sentinel := range []error{sipua.ErrNoCall, sipua.ErrNoNumber, sipua.ErrNoDigits, sipua.ErrNoTarget, sipua.ErrAccountGone} {
+	for _, sentinel := range []error{sipua.ErrNoCall, sipua.ErrNoNumber, sipua.ErrNoDigits, sipua.ErrNoTarget, sipua.ErrAccountGone,
+		sipua.ErrSipsNeedsTLS} {
 		if errors.Is(err, sentinel) {
 			return fail(fiber.StatusBadRequest, sentinel.Error())
 		}

@@ -47,7 +47,8 @@ const unknownUUID = "00000000-0000-4000-8000-000000000000"
 
 var callFields = map[string]string{"id": kUUID, "seance_id": kUUID, "account_id": kUUIDor, "direction": kStr,
 	"state": kStr, "number": kStr, "name": kStr, "uri": kStr, "dialed": kStr, "muted": kBool,
-	"event_ts": kNum, "callstart_ts": kTS, "callstate_ts": kTS}
+	"event_ts": kNum, "callstart_ts": kTS, "callstate_ts": kTS,
+	"secure": kBool} // secure: issue 18 (media encryption), beside the spec's rows
 
 var accountFields = map[string]string{"id": kUUID, "transport": kStr, "port": kNum, "registrar": kStr,
 	"outbound_proxy": kStr, "expiry_s": kNum, "enabled": kBool, "state": kStr}

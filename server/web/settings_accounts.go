@@ -14,7 +14,8 @@ import (
 )
 
 var accountFields = []string{"name", "username", "auth_username", "password", "domain", "port", "transport", "registrar", "outbound_proxy", "expiry_s",
-	"pickup_prefix", "voicemail_number"}
+	"pickup_prefix", "voicemail_number",
+	"media_encryption", "media_encryption_required", "stun_server"}
 
 // readAccount reads the account form; errors go next to the fields.
 func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
@@ -34,6 +35,7 @@ func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
 	if v := a.VoicemailNumber; len(v) > 64 || strings.ContainsAny(v, " \t<>\"") {
 		errs["voicemail_number"] = l.T("err.voicemail_number")
 	}
+	readAccountSecurity(c, &a, errs, l)
 	if a.Username == "" {
 		errs["username"] = l.T("err.required")
 	}

@@ -510,6 +510,8 @@ export interface components {
             callstart_ts: number | null;
             /** @description Unix time in milliseconds (UTC); null when unknown. */
             callstate_ts: number | null;
+            /** @description The call's media is encrypted (SRTP). */
+            secure: boolean;
         };
         NewCall: {
             /** Format: uuid */
@@ -541,6 +543,15 @@ export interface components {
             expiry_s: number;
             enabled: boolean;
             ca_file: string;
+            /**
+             * @description Media encryption offered to the PBX: none, SDES-SRTP (RFC 4568) or DTLS-SRTP (RFC 5763).
+             * @enum {string}
+             */
+            media_encryption: "none" | "sdes" | "dtls";
+            /** @description Calls that cannot be encrypted are refused (488 for incoming). */
+            media_encryption_required: boolean;
+            /** @description host:port of a STUN server (RFC 8489) that tells the phone its public address; empty: none. */
+            stun_server: string;
             password_saved: boolean;
             /** @description registered, registering, unregistered, failed or disabled */
             state: string;
@@ -582,6 +593,15 @@ export interface components {
             /** @default true */
             enabled: boolean;
             ca_file?: string;
+            /**
+             * @description Media encryption offered to the PBX: none, SDES-SRTP (RFC 4568) or DTLS-SRTP (RFC 5763).
+             * @enum {string}
+             */
+            media_encryption?: "none" | "sdes" | "dtls";
+            /** @description Calls that cannot be encrypted are refused (488 for incoming). */
+            media_encryption_required?: boolean;
+            /** @description host:port of a STUN server (RFC 8489) that tells the phone its public address; empty: none. */
+            stun_server?: string;
             /** @description Kept in the keyring, never returned. */
             password?: string;
             /** @description Dialled before a colleague's number to pick up a call ringing there (e.g. *8); empty: INVITE with Replaces (RFC 3891) from the dialog information. */
@@ -623,6 +643,8 @@ export interface components {
             tags: string[];
             /** @description Empty when not recorded. */
             recording_id: string;
+            /** @description The call's media was encrypted (SRTP). */
+            secure: boolean;
         };
         HistoryPatch: {
             note?: string;
@@ -690,6 +712,8 @@ export interface components {
                 enabled?: boolean;
                 expiry_s?: number;
                 id?: string;
+                media_encryption?: string;
+                media_encryption_required?: boolean;
                 mwi?: boolean;
                 name?: string;
                 outbound_proxy?: string;
@@ -698,6 +722,7 @@ export interface components {
                 port?: number;
                 presence?: boolean;
                 registrar?: string;
+                stun_server?: string;
                 transport?: string;
                 username?: string;
                 voicemail_number?: string;
@@ -749,6 +774,9 @@ export interface components {
                 rtp_port_max?: number;
                 rtp_port_min?: number;
                 selected_account?: string;
+                tls_cert_file?: string;
+                tls_key_file?: string;
+                tls_listen?: string;
             };
             startup?: {
                 open_page?: boolean;

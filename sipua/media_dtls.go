@@ -1,0 +1,155 @@
+package sipua
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pion/sdp/v3"
+
+	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/store"
+)
+
+// dtlsPlan is a call's DTLS-SRTP (RFC 5763): our role and the far end's
+// certificate fingerprint. The handshake runs once per call; re-INVITEs
+// keep the association (RFC 5763 6.7.1: same fingerprint, same role).
+type dtlsPlan struct {
+	client      bool   // we are the DTLS client: our a=setup is active
+	fingerprint string // the far end's, "sha-256 AB:..."
+	started     bool
+}
+
+// isDTLSProto reports an m= proto of DTLS-SRTP (RFC 5764 8).
+func isDTLSProto(p string) bool { return strings.HasPrefix(strings.ToUpper(p), "UDP/TLS/RTP/SAVP") }
+
+// fingerprinter is a media engine that has a DTLS certificate.
+type fingerprinter interface{ DTLSFingerprint() (string, error) }
+
+func (audioMedia) DTLSFingerprint() (string, error) { return audio.DTLSFingerprint() }
+
+// dtlsStarter is a media session that can run the handshake (audio.Session).
+type dtlsStarter interface {
+	StartDTLS(p audio.DTLSParams) error
+}
+
+// ourFingerprint is our a=fingerprint value, or errNotEncrypted when the
+// media engine has no DTLS.
+func (c *call) ourFingerprint() (string, error) {
+	f, ok := c.p.media.(fingerprinter)
+	if !ok {
+		return "", fmt.Errorf("media engine %T: %w", c.p.media, errNotEncrypted)
+	}
+	fp, err := f.DTLSFingerprint()
+	if err != nil {
+		return "", fmt.Errorf("DTLS certificate: %v: %w", err, errNotEncrypted)
+	}
+	return fp, nil
+}
+
+// dtlsAttrs are our a=fingerprint and a=setup lines (RFC 8122, RFC 4145).
+func dtlsAttrs(fp, setup string) []sdp.Attribute {
+	return []sdp.Attribute{sdp.NewAttribute("fingerprint", fp), sdp.NewAttribute("setup", setup)}
+}
+
+// dtlsOffer is our DTLS-SRTP offer: actpass before anything is agreed (the
+// answerer picks, RFC 5763 5), our role once it is.
+func (c *call) dtlsOffer() (localSec, error) {
+	fp, err := c.ourFingerprint()
+	if err != nil {
+		return localSec{}, err
+	}
+	setup := "actpass"
+	if d := c.sec.dtls; d != nil {
+		setup = map[bool]string{true: "active", false: "passive"}[d.client]
+	}
+	c.sec.offeredDTLS = true
+	return localSec{proto: protoDTLS, attrs: dtlsAttrs(fp, setup)}, nil
+}
+
+// dtlsAnswer answers a DTLS-SRTP offer in its own form: the offerer's
+// actpass or passive makes us the client (active), its active makes us
+// the server (passive).
+func (c *call) dtlsAnswer(r remoteSDP) (localSec, error) {
+	if r.sec.fingerprint == "" {
+		return localSec{}, fmt.Errorf("offer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+	}
+	var client bool
+	switch strings.ToLower(r.sec.setup) {
+	case "", "actpass", "passive": // RFC 4145 4: no a=setup means active, but RFC 5763 5 has the offerer actpass
+		client = true
+	case "active":
+		client = false
+	default:
+		return localSec{}, fmt.Errorf("offer a=setup:%s: %w", r.sec.setup, errNotEncrypted)
+	}
+	fp, err := c.ourFingerprint()
+	if err != nil {
+		return localSec{}, err
+	}
+	c.sec.adoptDTLS(client, r.sec.fingerprint)
+	c.sec.proto = r.sec.proto
+	setup := map[bool]string{true: "active", false: "passive"}[c.sec.dtls.client]
+	return localSec{proto: r.sec.proto, attrs: dtlsAttrs(fp, setup)}, nil
+}
+
+// dtlsAnswered reads the answer to our DTLS offer; ok is false when the
+// answer is not DTLS-SRTP.
+func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
+	if !isDTLSProto(r.sec.proto) {
+		return false, nil
+	}
+	if r.sec.fingerprint == "" {
+		return false, fmt.Errorf("answer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+	}
+	switch strings.ToLower(r.sec.setup) {
+	case "active":
+		c.sec.adoptDTLS(false, r.sec.fingerprint)
+	case "passive", "":
+		c.sec.adoptDTLS(true, r.sec.fingerprint)
+	default:
+		return false, fmt.Errorf("answer a=setup:%s: %w", r.sec.setup, errNotEncrypted)
+	}
+	c.sec.proto = r.sec.proto
+	return true, nil
+}
+
+// adoptDTLS keeps a running association when the far end's certificate
+// and the roles stay; anything else is a new plan (a new handshake would
+// need a new media session, so a change is only logged by startDTLS).
+func (s *callSec) adoptDTLS(client bool, fp string) {
+	if s.dtls != nil && strings.EqualFold(s.dtls.fingerprint, fp) {
+		return
+	}
+	s.dtls = &dtlsPlan{client: client, fingerprint: fp}
+	s.local, s.offered, s.keys = nil, nil, nil
+}
+
+// startDTLS starts the handshake after the media knows the far end's
+// address (applyMedia); the call counts as secure from then on, as the
+// media sends nothing until the keys are there.
+func (c *call) startDTLS() error {
+	d := c.sec.dtls
+	if d == nil || d.started {
+		return nil
+	}
+	ds, ok := c.media.(dtlsStarter)
+	if !ok {
+		return fmt.Errorf("media session %T: %w", c.media, errNotEncrypted)
+	}
+	id := c.id
+	log := c.p.log
+	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, OnDone: func(err error) {
+		if err == nil {
+			log.Info("DTLS-SRTP established", "call", id)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	d.started = true
+	c.c.Secure = true
+	return nil
+}
+
+// wantsDTLS reports whether our offers are DTLS-SRTP.
+func wantsDTLS(a store.Account) bool { return encryptionWanted(a) == store.MediaEncryptionDTLS }
