@@ -133,17 +133,10 @@ func prefixed(p, cols string) string {
 
 // scanHistoryRow reads rowid, rev, historyColumns and the tags of one row.
 func scanHistoryRow(rows *sql.Rows, r *HistoryRow, tags *sql.NullString) error {
-	e := &r.Entry
-	var answered, open, declined int64
-	var started, answeredAt, ended int64
-	err := rows.Scan(&r.Row, &r.Rev, &e.ID, &e.CallID, &e.SeanceID, &e.AccountID, &e.Account, &e.Direction,
-		&e.Number, &e.URI, &e.Name, &e.Dialed, &e.Outcome, &answered, &e.DurationS, &e.Reason, &e.AnsweredBy,
-		&started, &answeredAt, &ended, &open, &declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, tags)
-	if err != nil {
+	h := historyScan{e: &r.Entry}
+	if err := rows.Scan(append(append([]any{&r.Row, &r.Rev}, h.dest()...), tags)...); err != nil {
 		return err
 	}
-	e.Answered, e.Open, e.Declined = answered != 0, open != 0, declined != 0
-	e.StartedAt, e.AnsweredAt, e.EndedAt = fromTS(started), fromTS(answeredAt), fromTS(ended)
-	e.Tags = []string{}
+	h.fill()
 	return nil
 }

@@ -12,21 +12,38 @@ const historyColumns = `id, call_id, seance_id, account_id, account, direction, 
 	outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at, open, declined,
 	jitter, loss, note, recording, secure`
 
+// historyScan holds the integer columns of one history row while it is
+// scanned; dest lists the destinations of historyColumns in their order.
+type historyScan struct {
+	e                                *HistoryEntry
+	answered, open, declined, secure int64
+	started, answeredAt, ended       int64
+}
+
+func (h *historyScan) dest() []any {
+	e := h.e
+	return []any{&e.ID, &e.CallID, &e.SeanceID, &e.AccountID, &e.Account, &e.Direction, &e.Number,
+		&e.URI, &e.Name, &e.Dialed, &e.Outcome, &h.answered, &e.DurationS, &e.Reason, &e.AnsweredBy,
+		&h.started, &h.answeredAt, &h.ended, &h.open, &h.declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, &h.secure}
+}
+
+// fill sets the entry's fields that were scanned as integers (Tags empty).
+func (h *historyScan) fill() {
+	e := h.e
+	e.Answered, e.Open, e.Declined = h.answered != 0, h.open != 0, h.declined != 0
+	e.Secure = h.secure != 0
+	e.StartedAt, e.AnsweredAt, e.EndedAt = fromTS(h.started), fromTS(h.answeredAt), fromTS(h.ended)
+	e.Tags = []string{}
+}
+
 // scanHistory reads one row of historyColumns into an entry (Tags empty).
 func scanHistory(rows *sql.Rows) (HistoryEntry, error) {
 	var e HistoryEntry
-	var answered, open, declined, secure int64
-	var started, answeredAt, ended int64
-	err := rows.Scan(&e.ID, &e.CallID, &e.SeanceID, &e.AccountID, &e.Account, &e.Direction, &e.Number,
-		&e.URI, &e.Name, &e.Dialed, &e.Outcome, &answered, &e.DurationS, &e.Reason, &e.AnsweredBy,
-		&started, &answeredAt, &ended, &open, &declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, &secure)
-	if err != nil {
+	h := historyScan{e: &e}
+	if err := rows.Scan(h.dest()...); err != nil {
 		return HistoryEntry{}, err
 	}
-	e.Answered, e.Open, e.Declined = answered != 0, open != 0, declined != 0
-	e.Secure = secure != 0
-	e.StartedAt, e.AnsweredAt, e.EndedAt = fromTS(started), fromTS(answeredAt), fromTS(ended)
-	e.Tags = []string{}
+	h.fill()
 	return e, nil
 }
 

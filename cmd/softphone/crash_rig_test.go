@@ -115,8 +115,8 @@ func (r *crashRig) start(t *testing.T) *proc {
 // phone answers, then stays up for a minute. The caller kills it.
 func (r *crashRig) sipp(t *testing.T, n int) *exec.Cmd {
 	t.Helper()
-	cmd := testpeer.SIPp(t, r.sippDir, "-sn", "uac", "127.0.0.1:"+strconv.Itoa(r.sipPort), "-s", "alice",
-		"-r", "20", "-m", strconv.Itoa(n), "-l", strconv.Itoa(n), "-d", "60000", "-p", strconv.Itoa(testpeer.FreeUDPPort(t)),
+	cmd := testpeer.SIPp(t, r.sippDir, "-sf", holdableUAC(t), "127.0.0.1:"+strconv.Itoa(r.sipPort), "-s", "alice",
+		"-r", "20", "-m", strconv.Itoa(n), "-l", strconv.Itoa(n), "-p", strconv.Itoa(testpeer.FreeUDPPort(t)),
 		"-timeout", "90s")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -147,7 +147,9 @@ func (r *crashRig) waitCalls(t *testing.T, p *proc, n int, state string) []strin
 	if !testpeer.WaitFor(20*time.Second, func() bool {
 		ids = ids[:0]
 		for id, st := range r.calls() {
-			if st == state {
+			// "connected": active or held (answering a call holds the one
+			// connected before, issue 13).
+			if st == state || state == "connected" && (st == "active" || st == "hold") {
 				ids = append(ids, id)
 			}
 		}
@@ -244,4 +246,15 @@ func openSSE(t *testing.T, url, lastID string) *sse {
 	}()
 	t.Cleanup(func() { resp.Body.Close() })
 	return s
+}
+
+// holdableUAC is the path of testdata/uac_holdable.xml: SIPp's uac that also
+// takes hold re-INVITEs (answering a call holds the connected one, issue 13).
+func holdableUAC(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", "uac_holdable.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

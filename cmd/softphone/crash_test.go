@@ -40,7 +40,7 @@ func TestKillLoopEveryCallEndsOnce(t *testing.T) {
 		for _, id := range ids[2:] {
 			r.action(t, id, "answer")
 		}
-		r.waitCalls(t, p, 4, "active")
+		r.waitCalls(t, p, 4, "connected")
 		seen := time.Now()
 		for i, id := range ids {
 			plans[id] = &callPlan{round: n, kind: "ringing"}

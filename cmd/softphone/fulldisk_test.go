@@ -169,7 +169,7 @@ func TestFullDiskIsAState(t *testing.T) {
 	for _, id := range idsA[:2] {
 		r.action(t, id, "answer")
 	}
-	r.waitCalls(t, p, 2, "active")
+	r.waitCalls(t, p, 2, "connected")
 	fill(t, seen)
 	sippB := r.sipp(t, 4)
 	var idsB []string
@@ -187,7 +187,7 @@ func TestFullDiskIsAState(t *testing.T) {
 	for _, id := range idsB[:2] {
 		r.action(t, id, "answer")
 	}
-	r.waitCalls(t, p, 4, "active")
+	r.waitCalls(t, p, 4, "connected")
 	ids := append(append([]string{}, idsA...), idsB...)
 	if !testpeer.WaitFor(10*time.Second, func() bool {
 		return strings.Contains(p.Output(), "recording stopped: its file cannot be written")
