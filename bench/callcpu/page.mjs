@@ -3,7 +3,8 @@
 //
 //   node bench/callcpu/page.mjs <phone page URL> <mic.wav>
 //
-// Prints "connected" once the page's WebRTC connection to the phone is up.
+// Prints "connected" once the page holds the audio (its WebRTC connection
+// comes up with each call).
 // Each line "stats" on stdin prints one JSON line with the page's audio RTP
 // counters (inbound and outbound packets, codecs); end of stdin closes the
 // browser and exits.
@@ -21,13 +22,15 @@ const ctx = await browser.newContext();
 await ctx.grantPermissions(['microphone'], { origin: new URL(url).origin });
 const page = await ctx.newPage();
 await page.goto(url);
-await page.waitForFunction(() => window.softphone?.audio?.pc?.connectionState === 'connected', null, { timeout: 20000 });
+await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab && window.softphone?.audio?.state === 'ready', null, { timeout: 20000 });
 console.log('connected');
 
 async function stats() {
   return page.evaluate(async () => {
-    const st = await window.softphone.audio.pc.getStats();
     const out = { in: 0, out: 0, codecIn: '', codecOut: '' };
+    const pc = window.softphone.audio.pc;
+    if (!pc) return out; // no call: no connection
+    const st = await pc.getStats();
     st.forEach((r) => {
       if (r.kind !== 'audio') return;
       if (r.type === 'inbound-rtp') { out.in += r.packetsReceived; out.codecIn = st.get(r.codecId)?.mimeType ?? ''; }
