@@ -16,5 +16,13 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day || rc=1
   node server/web/e2e/audio.mjs "$BIN" test-artifacts || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
+  # The audio of the tab in the browsers users have (issue 13): Chromium without
+  # the loopback flag and Firefox ESR with default prefs, on a machine with
+  # loopback only and with a LAN-like address (scripts/netns.sh).
+  for mode in lo lan; do
+    for b in chromium firefox; do
+      sh scripts/netns.sh "$mode" node server/web/e2e/browsers.mjs "$BIN" "$b" test-artifacts || rc=1
+    done
+  done
   exit $rc
 '

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PKGS="sip-tester baresip-core kamailio tshark gnome-keyring dbus libsecret-tools sox libsox-fmt-all
-      chromium fonts-liberation iproute2 espeak-ng pocketsphinx pocketsphinx-en-us wrk python3"
+      chromium fonts-liberation iproute2 espeak-ng pocketsphinx pocketsphinx-en-us wrk python3
+      firefox-esr pulseaudio pulseaudio-utils"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
