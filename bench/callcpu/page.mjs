@@ -6,8 +6,11 @@
 // Prints "connected" once the page holds the audio (its WebRTC connection
 // comes up with each call).
 // Each line "stats" on stdin prints one JSON line with the page's audio RTP
-// counters (inbound and outbound packets, codecs); end of stdin closes the
-// browser and exits.
+// counters (inbound and outbound packets, codecs); each line "click NUMBER"
+// dials NUMBER with a click on Call and prints {"mic": ms, "live": ms}: from
+// the click to a live microphone (getUserMedia done) and to the page's
+// audio flowing at the phone (the header's data-live); end of stdin closes
+// the browser and exits.
 import { chromium } from 'playwright-core';
 import { createInterface } from 'node:readline';
 
@@ -40,8 +43,23 @@ async function stats() {
   });
 }
 
+async function click(number) {
+  await page.fill('#number', number);
+  await page.click('#dial-form button[type=submit]');
+  return page.evaluate(async () => {
+    const a = window.softphone.audio;
+    const t0 = a.clickAt;
+    for (let i = 0; i < 2000 && !(a.micAt > t0); i++) await new Promise((r) => setTimeout(r, 2));
+    const mic = a.micAt - t0;
+    for (let i = 0; i < 2000 && document.querySelector('#audio-holder')?.dataset.live !== 'true'; i++) await new Promise((r) => setTimeout(r, 2));
+    return { mic: Math.round(mic), live: Math.round(performance.now() - t0) };
+  });
+}
+
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
-  if (line.trim() === 'stats') console.log(JSON.stringify(await stats()));
+  const [cmd, arg] = line.trim().split(/\s+/);
+  if (cmd === 'stats') console.log(JSON.stringify(await stats()));
+  if (cmd === 'click') console.log(JSON.stringify(await click(arg)));
 }
 await browser.close();

@@ -158,7 +158,6 @@
         return;
       }
       if (gen !== this.gen) return;
-      this.micAt = performance.now();
       if (await this.webrtc(track, gen)) {
         if (gen === this.gen) this.meters();
         return;
@@ -199,11 +198,12 @@
     async micTrack() {
       this.mic?.getTracks().forEach((t) => t.stop());
       const id = this.settings.microphone;
+      const ctx = this.context();
+      void ctx.resume();
       this.mic = await navigator.mediaDevices.getUserMedia({
         audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true }
       });
-      const ctx = this.context();
-      void ctx.resume();
+      this.micAt = performance.now();
       const src = ctx.createMediaStreamSource(this.mic);
       this.micGain = ctx.createGain();
       this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;

@@ -122,7 +122,6 @@ export class Audio {
       return;
     }
     if (gen !== this.gen) return;
-    this.micAt = performance.now();
     if (await this.webrtc(track, gen)) {
       if (gen === this.gen) this.meters();
       return;
@@ -165,11 +164,12 @@ export class Audio {
   async micTrack(): Promise<MediaStreamTrack> {
     this.mic?.getTracks().forEach((t) => t.stop());
     const id = this.settings.microphone;
+    const ctx = this.context(); // its audio device starts while the microphone opens
+    void ctx.resume();
     this.mic = await navigator.mediaDevices.getUserMedia({
       audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true },
     });
-    const ctx = this.context();
-    void ctx.resume();
+    this.micAt = performance.now(); // the microphone is live (the browser shows its sign)
     const src = ctx.createMediaStreamSource(this.mic);
     this.micGain = ctx.createGain();
     this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
