@@ -52,6 +52,9 @@
     constructor(settings2) {
       this.settings = settings2;
       this.speaker.autoplay = true;
+      document.addEventListener("visibilitychange", () => {
+        if (!document.hidden && this.active) this.meters();
+      });
     }
     settings;
     pc = null;

@@ -42,6 +42,8 @@ export class Audio {
 
   constructor(public settings: AudioSettings) {
     this.speaker.autoplay = true;
+    // The meters stop while the page is hidden; back in view during a call, again.
+    document.addEventListener('visibilitychange', () => { if (!document.hidden && this.active) this.meters(); });
   }
 
   private context(): AudioContext {
