@@ -141,3 +141,35 @@ func grepLine(body, s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestAudioSocketFocus: a page opened later does not take the audio from
+// the one holding it, unless it is in front (focus).
+func TestAudioSocketFocus(t *testing.T) {
+	r, b := audioRig(t)
+	a, err := r.dialSocket("tab-focus-a", r.origin, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(wsutil.WriteClientText(a, []byte(`{"state":"ready"}`)))
+	waitFor(t, "page a to hold the audio", func() bool { id, _ := b.Holder(); return id == "tab-focus-a" })
+	c, err := r.dialSocket("tab-focus-b", r.origin, true)
+	must(err)
+	changed := b.Changes()
+	must(wsutil.WriteClientText(c, []byte(`{"state":"ready"}`)))
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("page b's state never reached the bridge")
+	}
+	if id, _ := b.Holder(); id != "tab-focus-a" {
+		t.Fatalf("a page opened behind took the audio: %q", id)
+	}
+	must(wsutil.WriteClientText(c, []byte(`{"state":"ready","focus":true}`)))
+	waitFor(t, "page b in front to take the audio", func() bool { id, _ := b.Holder(); return id == "tab-focus-b" })
+}

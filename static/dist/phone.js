@@ -113,7 +113,7 @@
       this.ws = ws;
       ws.onopen = () => {
         this.wsRetry = 0;
-        this.report();
+        this.report(document.hasFocus());
         if (this.path === "pcm") this.send({ audio: "pcm" });
       };
       ws.onmessage = (e) => {
@@ -129,10 +129,11 @@
     send(m) {
       if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
     }
-    // report tells the phone this tab's state; connecting and live count as ready.
-    report() {
+    // report tells the phone this tab's state (connecting and live count as
+    // ready), and with focus that this tab takes the audio.
+    report(focus = false) {
       const s = this.state === "connecting" || this.state === "live" ? "ready" : this.state;
-      this.send({ state: s });
+      this.send(focus ? { state: s, focus: true } : { state: s });
     }
     set(s) {
       if (this.state === s) return;

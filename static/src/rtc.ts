@@ -75,7 +75,11 @@ export class Audio {
     const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/audio/ws?tab=' + encodeURIComponent(tabID()));
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
-    ws.onopen = () => { this.wsRetry = 0; this.report(); if (this.path === 'pcm') this.send({ audio: 'pcm' }); };
+    ws.onopen = () => {
+      this.wsRetry = 0;
+      this.report(document.hasFocus()); // a page loaded (or reloaded) in front takes the audio
+      if (this.path === 'pcm') this.send({ audio: 'pcm' });
+    };
     ws.onmessage = (e) => { if (e.data instanceof ArrayBuffer) this.node?.port.postMessage(e.data, [e.data]); };
     ws.onclose = () => {
       if (this.ws !== ws) return;
@@ -89,10 +93,11 @@ export class Audio {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
   }
 
-  // report tells the phone this tab's state; connecting and live count as ready.
-  private report(): void {
+  // report tells the phone this tab's state (connecting and live count as
+  // ready), and with focus that this tab takes the audio.
+  private report(focus = false): void {
     const s = this.state === 'connecting' || this.state === 'live' ? 'ready' : this.state;
-    this.send({ state: s });
+    this.send(focus ? { state: s, focus: true } : { state: s });
   }
 
   private set(s: TabState): void {
