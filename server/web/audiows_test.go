@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +173,19 @@ func TestAudioSocketFocus(t *testing.T) {
 	}
 	must(wsutil.WriteClientText(c, []byte(`{"state":"ready","focus":true}`)))
 	waitFor(t, "page b in front to take the audio", func() bool { id, _ := b.Holder(); return id == "tab-focus-b" })
+}
+
+// TestRequireTabSetting: the audio section of the settings page turns
+// audio.require_tab off and on.
+func TestRequireTabSetting(t *testing.T) {
+	r := newRig(t, nil)
+	r.login()
+	base := url.Values{"audio.codecs": {"PCMU, opus"}, "audio.mic_volume": {"100"}, "audio.speaker_volume": {"80"}, "audio.ringer_volume": {"80"}}
+	if res, body := r.form("/settings/audio", base); res.StatusCode != http.StatusOK || r.st.Get().Audio.RequireTab {
+		t.Fatalf("unchecked: %d, require_tab %v\n%s", res.StatusCode, r.st.Get().Audio.RequireTab, body)
+	}
+	base.Set("audio.require_tab", "on")
+	if res, _ := r.form("/settings/audio", base); res.StatusCode != http.StatusOK || !r.st.Get().Audio.RequireTab {
+		t.Fatalf("checked: %d, require_tab %v", res.StatusCode, r.st.Get().Audio.RequireTab)
+	}
 }
