@@ -137,3 +137,28 @@ func TestDialWithTab(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 }
+
+// TestDialBurstOpensOnePage: calls while the opened page loads wait for it
+// rather than opening one page each.
+func TestDialBurstOpensOnePage(t *testing.T) {
+	var opened atomic.Int32
+	tabs := newFakeTabs(false)
+	e := newTabEnv(t, tabs, func() bool { opened.Add(1); return true }, true)
+	var wg sync.WaitGroup
+	codes := make([]int, 3)
+	for i := range codes {
+		wg.Add(1)
+		go func() { defer wg.Done(); codes[i] = e.post("/calls", `{"number":"bob"}`).status }()
+	}
+	waitFor(t, func() bool { return opened.Load() > 0 })
+	tabs.setReady()
+	wg.Wait()
+	if opened.Load() != 1 {
+		t.Fatalf("%d pages opened for one burst", opened.Load())
+	}
+	for _, c := range codes {
+		if c != http.StatusCreated {
+			t.Fatalf("codes %v", codes)
+		}
+	}
+}

@@ -55,6 +55,7 @@ type Server struct {
 	live *listener // nil while off
 
 	failedPort int // the port last found taken (Serve's goroutine only)
+	pageOpened atomic.Int64 // unix ns when POST /calls last opened the phone page
 }
 
 // listener is one running fiber app on one port.
