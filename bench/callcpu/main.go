@@ -20,6 +20,11 @@
 // costs CPU itself, so that run's figure reads high); -keep leaves the
 // binary beside it for `go tool pprof -top -cum BINARY FILE`. -env passes
 // variables to the phone (e.g. GOMAXPROCS=1) for experiments.
+// Before the calls (issue 13) it prints the phone's CPU with no page open
+// and then with its page open, no call either time (the page adds nothing:
+// its microphone is closed and no packet passes without a call), and the
+// time from clicks on the page's Call button to a live microphone and to
+// its audio at the phone; -tab prints only these.
 // It prints figures; it asserts nothing about them.
 package main
 
