@@ -1,7 +1,7 @@
 #!/bin/bash
 # Browser tests inside a fresh network namespace: the pages' working day
 # (playwright-core driving Debian's chromium against the real binary,
-# kamailio and baresip), the audio of calls checked by content (audio.mjs)
+# kamailio and baresip), the audio of calls checked by content (audio.mjs),
 # the Go tests that drive real Chromium (build tag "browser") and the tab's
 # audio in Chromium and Firefox ESR, loopback-only and LAN (browsers.mjs).
 # Screenshots land in test-artifacts/. Every part runs; the script fails
