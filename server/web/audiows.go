@@ -200,11 +200,15 @@ func (s *Server) watchAudio(ctx context.Context) {
 	if !ok {
 		return
 	}
+	// The next change's channel is taken before the poke, so a change that
+	// comes while the pages render the last one is never missed.
+	ch := ta.Changes()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ta.Changes():
+		case <-ch:
+			ch = ta.Changes()
 			s.hub.poke()
 		}
 	}
