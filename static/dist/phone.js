@@ -162,6 +162,8 @@
         return;
       }
       if (gen !== this.gen) return;
+      const raw = this.mic?.getAudioTracks()[0];
+      if (this.ctx?.state !== "running" && raw) track = raw;
       if (await this.webrtc(track, gen)) {
         if (gen === this.gen) this.meters();
         return;

@@ -129,6 +129,11 @@ export class Audio {
       return;
     }
     if (gen !== this.gen) return;
+    // A page never clicked (a call placed through the API) may have its
+    // AudioContext held by the autoplay policy: the processed track would
+    // carry nothing, so WebRTC gets the microphone's own track.
+    const raw = this.mic?.getAudioTracks()[0];
+    if (this.ctx?.state !== 'running' && raw) track = raw;
     if (await this.webrtc(track, gen)) {
       if (gen === this.gen) this.meters();
       return;

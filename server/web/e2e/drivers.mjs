@@ -68,7 +68,7 @@ export async function launch(name, origin, micWav) {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run',
+        '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required', // the page is never clicked before the API's call: see README
         '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
     });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
