@@ -54,7 +54,7 @@ type Server struct {
 	mu   sync.Mutex
 	live *listener // nil while off
 
-	failedPort int // the port last found taken (Serve's goroutine only)
+	failedPort int          // the port last found taken (Serve's goroutine only)
 	pageOpened atomic.Int64 // unix ns when POST /calls last opened the phone page
 }
 
