@@ -1,8 +1,9 @@
 #!/bin/bash
 # Browser tests inside a fresh network namespace: the pages' working day
 # (playwright-core driving Debian's chromium against the real binary,
-# kamailio and baresip), the audio of calls checked by content (audio.mjs)
-# and the Go tests that drive real Chromium (build tag "browser").
+# kamailio and baresip), the audio of calls checked by content (audio.mjs),
+# the Go tests that drive real Chromium (build tag "browser") and the tab's
+# audio in Chromium and Firefox ESR, loopback-only and LAN (browsers.mjs).
 # Screenshots land in test-artifacts/. Every part runs; the script fails
 # when any of them failed.
 set -euo pipefail
@@ -18,5 +19,13 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/origins.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/office.mjs "$BIN" test-artifacts || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
+  # The audio of the tab in the browsers users have (issue 13): Chromium without
+  # the loopback flag and Firefox ESR with default prefs, on a machine with
+  # loopback only and with a LAN-like address (scripts/netns.sh).
+  for mode in lo lan; do
+    for b in chromium firefox; do
+      sh scripts/netns.sh "$mode" node server/web/e2e/browsers.mjs "$BIN" "$b" test-artifacts || rc=1
+    done
+  done
   exit $rc
 '

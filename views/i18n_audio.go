@@ -25,6 +25,7 @@ var enAudio = map[string]string{
 	"audio.take":            "Use this tab",
 	"dial.noaudio":          "This call would have no audio here.",
 	"dial.anyway":           "Call anyway",
+	"audio.require_tab":     "Calls through the API need a browser tab holding the audio",
 }
 
 var deAudio = map[string]string{
@@ -41,4 +42,5 @@ var deAudio = map[string]string{
 	"audio.take":            "Diesen Tab nutzen",
 	"dial.noaudio":          "Dieser Anruf hätte hier kein Audio.",
 	"dial.anyway":           "Trotzdem anrufen",
+	"audio.require_tab":     "Anrufe über die API brauchen einen Browser-Tab mit dem Audio",
 }

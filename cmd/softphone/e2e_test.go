@@ -76,6 +76,7 @@ func newRig(t *testing.T) *phoneRig {
 		"api":      map[string]any{"enabled": true, "port": apiPort},
 		"webhooks": map[string]any{"enabled": true, "url": r.hooks.URL + "/hook", "method": "POST", "header_name": "Authorization"},
 		"sip":      map[string]any{"listen": "127.0.0.1:" + strconv.Itoa(testpeer.FreeSIPPort(t))},
+		"audio":    map[string]any{"require_tab": false}, // calls placed without a browser tab
 		"accounts": []map[string]any{{"id": r.accountID, "name": "Office", "username": "alice", "domain": "127.0.0.1",
 			"port": r.kam.Port, "transport": "udp", "expiry_s": 300, "enabled": true}},
 	})

@@ -29,7 +29,22 @@ func (s *Server) awaitTab(ctx context.Context) error {
 	if a == nil || !s.cur.Load().Audio.RequireTab || a.Ready() {
 		return nil
 	}
-	if s.cfg.OpenPage != nil && s.cfg.OpenPage() {
+	// One page for a burst of calls: a page opened less than tabWait ago
+	// is still loading, so the call waits for it instead of opening another.
+	now := time.Now().UnixNano()
+	last := s.pageOpened.Load()
+	opened := now-last < int64(tabWait)
+	if !opened && s.cfg.OpenPage != nil {
+		if s.pageOpened.CompareAndSwap(last, now) {
+			opened = s.cfg.OpenPage()
+			if !opened {
+				s.pageOpened.Store(0)
+			}
+		} else {
+			opened = true // another call opened it just now
+		}
+	}
+	if opened {
 		wctx, cancel := context.WithTimeout(ctx, tabWait)
 		defer cancel()
 		if a.WaitReady(wctx) {

@@ -29,6 +29,8 @@ func phoneError(err error) error {
 		return fail(fiber.StatusConflict, msgCallState)
 	case errors.Is(err, sipua.ErrTransferFailed):
 		return fail(fiber.StatusBadGateway, msgTransferFailed)
+	case errors.Is(err, sipua.ErrHoldFirst):
+		return fail(fiber.StatusConflict, sipua.ErrHoldFirst.Error())
 	case errors.Is(err, sipua.ErrNotServing):
 		return fail(fiber.StatusServiceUnavailable, msgNotServing)
 	}

@@ -63,9 +63,9 @@ type Server struct {
 	mu   sync.Mutex
 	live *listener // nil while off
 
-	failedPort int // the port last found taken (Serve's goroutine only)
-
-	sub *sipua.Subscription // the bus, from New on: /events sees what the phone publishes at start
+	sub        *sipua.Subscription // the bus, from New on: /events sees what the phone publishes at start
+	failedPort int                 // the port last found taken (Serve's goroutine only)
+	pageOpened atomic.Int64        // unix ns when POST /calls last opened the phone page
 }
 
 // listener is one running fiber app on one port.

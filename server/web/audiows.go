@@ -23,6 +23,7 @@ import (
 // and the fallback audio path.
 type TabAudio interface {
 	Present(tabID string, st audio.TabState)
+	Focus(tabID string)
 	Gone(tabID string)
 	Holder() (tabID string, live bool)
 	AttachPCM(tabID string) *audio.PCMLink
@@ -38,6 +39,7 @@ const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 type tabMsg struct {
 	State string `json:"state"` // audio.TabState
+	Focus bool   `json:"focus"` // the page is in front: it takes the audio
 	Audio string `json:"audio"` // "pcm": start the fallback audio; "off": stop it
 }
 
@@ -124,6 +126,9 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 			}
 			if st, ok := audio.ParseTabState(m.State); ok {
 				ta.Present(tab, st)
+				if m.Focus {
+					ta.Focus(tab)
+				}
 				s.hub.poke()
 			}
 			switch {
@@ -195,11 +200,15 @@ func (s *Server) watchAudio(ctx context.Context) {
 	if !ok {
 		return
 	}
+	// The next change's channel is taken before the poke, so a change that
+	// comes while the pages render the last one is never missed.
+	ch := ta.Changes()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ta.Changes():
+		case <-ch:
+			ch = ta.Changes()
 			s.hub.poke()
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 // sections are the settings forms saved through saveSection.
 var sections = map[string]section{
-	"audio": {fields: []string{"audio.codecs", "audio.mic_volume", "audio.speaker_volume", "audio.ringer_volume"}, apply: applyAudio},
+	"audio": {fields: []string{"audio.codecs", "audio.mic_volume", "audio.speaker_volume", "audio.ringer_volume", "audio.require_tab"}, apply: applyAudio},
 	"appearance": {fields: []string{"appearance.theme", "appearance.language"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 		st.Appearance.Theme = oneOf(c, "appearance.theme", []string{"light", "dark", "system"}, errs, reqLang(c))
 		st.Appearance.Language = oneOf(c, "appearance.language", views.Languages, errs, reqLang(c))
@@ -105,6 +105,7 @@ func applyAudio(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	st.Audio.MicVolume = intField(c, "audio.mic_volume", 0, 100, errs, l)
 	st.Audio.SpeakerVolume = intField(c, "audio.speaker_volume", 0, 100, errs, l)
 	st.Audio.RingerVolume = intField(c, "audio.ringer_volume", 0, 100, errs, l)
+	st.Audio.RequireTab = checked(c, "audio.require_tab")
 }
 
 func applyRecording(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {

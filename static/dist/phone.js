@@ -52,6 +52,9 @@
     constructor(settings2) {
       this.settings = settings2;
       this.speaker.autoplay = true;
+      document.addEventListener("visibilitychange", () => {
+        if (!document.hidden && this.active) this.meters();
+      });
     }
     settings;
     pc = null;
@@ -110,7 +113,7 @@
       this.ws = ws;
       ws.onopen = () => {
         this.wsRetry = 0;
-        this.report();
+        this.report(document.hasFocus());
         if (this.path === "pcm") this.send({ audio: "pcm" });
       };
       ws.onmessage = (e) => {
@@ -126,10 +129,11 @@
     send(m) {
       if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
     }
-    // report tells the phone this tab's state; connecting and live count as ready.
-    report() {
+    // report tells the phone this tab's state (connecting and live count as
+    // ready), and with focus that this tab takes the audio.
+    report(focus = false) {
       const s = this.state === "connecting" || this.state === "live" ? "ready" : this.state;
-      this.send({ state: s });
+      this.send(focus ? { state: s, focus: true } : { state: s });
     }
     set(s) {
       if (this.state === s) return;
@@ -158,7 +162,8 @@
         return;
       }
       if (gen !== this.gen) return;
-      this.micAt = performance.now();
+      const raw = this.mic?.getAudioTracks()[0];
+      if (this.ctx?.state !== "running" && raw) track = raw;
       if (await this.webrtc(track, gen)) {
         if (gen === this.gen) this.meters();
         return;
@@ -199,11 +204,12 @@
     async micTrack() {
       this.mic?.getTracks().forEach((t) => t.stop());
       const id = this.settings.microphone;
+      const ctx = this.context();
+      void ctx.resume();
       this.mic = await navigator.mediaDevices.getUserMedia({
         audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true }
       });
-      const ctx = this.context();
-      void ctx.resume();
+      this.micAt = performance.now();
       const src = ctx.createMediaStreamSource(this.mic);
       this.micGain = ctx.createGain();
       this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;

@@ -42,6 +42,8 @@ export class Audio {
 
   constructor(public settings: AudioSettings) {
     this.speaker.autoplay = true;
+    // The meters stop while the page is hidden; back in view during a call, again.
+    document.addEventListener('visibilitychange', () => { if (!document.hidden && this.active) this.meters(); });
   }
 
   private context(): AudioContext {
@@ -73,7 +75,11 @@ export class Audio {
     const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/audio/ws?tab=' + encodeURIComponent(tabID()));
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
-    ws.onopen = () => { this.wsRetry = 0; this.report(); if (this.path === 'pcm') this.send({ audio: 'pcm' }); };
+    ws.onopen = () => {
+      this.wsRetry = 0;
+      this.report(document.hasFocus()); // a page loaded (or reloaded) in front takes the audio
+      if (this.path === 'pcm') this.send({ audio: 'pcm' });
+    };
     ws.onmessage = (e) => { if (e.data instanceof ArrayBuffer) this.node?.port.postMessage(e.data, [e.data]); };
     ws.onclose = () => {
       if (this.ws !== ws) return;
@@ -87,10 +93,11 @@ export class Audio {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(m));
   }
 
-  // report tells the phone this tab's state; connecting and live count as ready.
-  private report(): void {
+  // report tells the phone this tab's state (connecting and live count as
+  // ready), and with focus that this tab takes the audio.
+  private report(focus = false): void {
     const s = this.state === 'connecting' || this.state === 'live' ? 'ready' : this.state;
-    this.send({ state: s });
+    this.send(focus ? { state: s, focus: true } : { state: s });
   }
 
   private set(s: TabState): void {
@@ -122,7 +129,11 @@ export class Audio {
       return;
     }
     if (gen !== this.gen) return;
-    this.micAt = performance.now();
+    // A page never clicked (a call placed through the API) may have its
+    // AudioContext held by the autoplay policy: the processed track would
+    // carry nothing, so WebRTC gets the microphone's own track.
+    const raw = this.mic?.getAudioTracks()[0];
+    if (this.ctx?.state !== 'running' && raw) track = raw;
     if (await this.webrtc(track, gen)) {
       if (gen === this.gen) this.meters();
       return;
@@ -165,11 +176,12 @@ export class Audio {
   async micTrack(): Promise<MediaStreamTrack> {
     this.mic?.getTracks().forEach((t) => t.stop());
     const id = this.settings.microphone;
+    const ctx = this.context(); // its audio device starts while the microphone opens
+    void ctx.resume();
     this.mic = await navigator.mediaDevices.getUserMedia({
       audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true },
     });
-    const ctx = this.context();
-    void ctx.resume();
+    this.micAt = performance.now(); // the microphone is live (the browser shows its sign)
     const src = ctx.createMediaStreamSource(this.mic);
     this.micGain = ctx.createGain();
     this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;

@@ -1067,7 +1067,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description no browser tab holds the audio: open the phone page (only with the setting audio.require_tab) */
+            /** @description no browser tab holds the audio: open the phone page (only with the setting audio.require_tab); the call in progress could not be put on hold (dialling holds a connected call first) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1149,7 +1149,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description not possible in the call's present state */
+            /** @description not possible in the call's present state; the call in progress could not be put on hold (answering holds a connected call first) */
             409: {
                 headers: {
                     [name: string]: unknown;

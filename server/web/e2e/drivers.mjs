@@ -68,7 +68,7 @@ export async function launch(name, origin, micWav) {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required',
+        '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required', // the page is never clicked before the API's call: see README
         '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
     });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -104,7 +104,6 @@ export async function launch(name, origin, micWav) {
       'permissions.default.microphone': 2, // every other origin: blocked (the blocked page)
       'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
       'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
-      'media.autoplay.default': 0,
     },
   });
   return {
