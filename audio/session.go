@@ -66,7 +66,7 @@ type Session struct {
 	dtls       atomic.Pointer[dtlsComp]  // DTLS-SRTP on the RTP port (dtls.go)
 	stunWait   atomic.Pointer[stunWait]  // a STUN Binding under way (stun.go)
 	public     netip.AddrPort            // under mu: our RTP address as a STUN server saw it
-	src sourceFilter // where RTP may come from (session_source.go), under mu
+	src        sourceFilter              // where RTP may come from (session_source.go), under mu
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts

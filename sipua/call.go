@@ -60,8 +60,8 @@ type Call struct {
 	// more than once), kept after the recording and the call end so the
 	// history entry names it; "" when never recorded.
 	RecordingID string
-	Secure     bool   // the media is encrypted (SRTP)
-	TLS        bool   // the signalling goes over TLS (sips, or the account's transport)
+	Secure      bool // the media is encrypted (SRTP)
+	TLS         bool // the signalling goes over TLS (sips, or the account's transport)
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);
