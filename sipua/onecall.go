@@ -22,6 +22,15 @@ func (p *Phone) holdOthers(ctx context.Context, except string) error {
 	}
 	p.mu.Unlock()
 	for _, c := range calls {
+		// An answered incoming call takes no re-INVITE before its ACK
+		// (RFC 3261 14.2): wait for the 200's transaction to end.
+		if c.final != nil {
+			select {
+			case <-c.final:
+			case <-ctx.Done():
+				return fmt.Errorf("%w: %v", ErrHoldFirst, ctx.Err())
+			}
+		}
 		err := c.do(ctx, func() error {
 			if !c.isConnected() || c.localHold {
 				return nil
