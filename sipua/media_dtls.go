@@ -101,6 +101,14 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	if r.sec.fingerprint == "" {
 		return false, fmt.Errorf("answer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 	}
+	// RFC 5763 5 (and 6.7.1): an answer in a re-INVITE on a running
+	// association with the same certificate keeps it and our roles,
+	// whatever its a=setup says (baresip repeats actpass, which an answer
+	// may not carry, RFC 4145 4.1): no new handshake.
+	if d := c.sec.dtls; d != nil && strings.EqualFold(d.fingerprint, r.sec.fingerprint) {
+		c.sec.proto = r.sec.proto
+		return true, nil
+	}
 	switch strings.ToLower(r.sec.setup) {
 	case "active":
 		c.sec.adoptDTLS(false, r.sec.fingerprint)
