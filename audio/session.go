@@ -124,9 +124,14 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		}
 		s.enc, s.dec = enc, dec
 	}
-	s.remote, s.remoteAP, s.latched = remote, remote.AddrPort(), false
-	s.src.sdp, s.src.latchd = s.remoteAP.Addr().Unmap(), netip.AddrPort{}
-	s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
+	// A re-INVITE (hold, resume) that names the same address keeps where
+	// the stream latched (RFC 7362 4): starting over would send to the
+	// SDP's address behind a NAT again until the far end speaks.
+	if ap := remote.AddrPort(); !s.started || ap != s.src.sdpAP {
+		s.remote, s.remoteAP, s.latched = remote, ap, false
+		s.src.sdp, s.src.sdpAP, s.src.latchd = ap.Addr().Unmap(), ap, netip.AddrPort{}
+		s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
+	}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
 	s.armLocked(0)
 	return nil

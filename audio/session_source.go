@@ -16,6 +16,7 @@ import (
 // sourceFilter is the session's view of the far end, under Session.mu.
 type sourceFilter struct {
 	sdp    netip.Addr     // the SDP's connection address (Start)
+	sdpAP  netip.AddrPort // the SDP's address and port, as Start was given it
 	peer   netip.Addr     // the SIP peer's address (SetSignalPeer); invalid: unknown
 	latchd netip.AddrPort // where the stream latched to on the peer's IP
 	stray  uint64
