@@ -41,9 +41,11 @@ type call struct {
 	dkey       string        // key in Phone.dialogs
 	stopWait   func()        // outgoing: stop waiting for the answer (sends CANCEL)
 	final      chan struct{} // incoming: closed when the INVITE has its final answer
-	refer      *referWait    // a REFER we sent, waiting for its outcome
-	endHint    string        // reason to use when the other side ends the call
-	answerAt   *time.Timer   // Call-Info answer-after; no-answer timeout of outgoing calls
+	acked      chan struct{} // incoming: closed when the ACK of our 2xx arrived (onAck)
+	ackOnce    sync.Once
+	refer      *referWait  // a REFER we sent, waiting for its outcome
+	endHint    string      // reason to use when the other side ends the call
+	answerAt   *time.Timer // Call-Info answer-after; no-answer timeout of outgoing calls
 	sdpSession uint64
 	sdpVersion uint64
 	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)

@@ -59,6 +59,9 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		if err := c.in.ReadAck(req, tx); err != nil {
 			p.log.Debug("ACK", "call", c.id, "error", err)
 		}
+		if c.acked != nil {
+			c.ackOnce.Do(func() { close(c.acked) })
+		}
 	}
 	if len(req.Body()) > 0 {
 		// Answer to the offer we put in a 200 (INVITE without SDP).

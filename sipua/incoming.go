@@ -71,6 +71,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	c.c.TLS = req.Transport() == "TLS" // the lock on the call card (issue 18)
 	c.in, c.dlg = sess, sess
 	c.final = make(chan struct{})
+	c.acked = make(chan struct{})
 	from := req.From()
 	c.c.Number, c.c.Name, c.c.URI = partyOf(from.DisplayName, from.Address)
 	localTag, _ := sess.InviteRequest.To().Params.Get("tag")

@@ -22,18 +22,25 @@ func (p *Phone) holdOthers(ctx context.Context, except string) error {
 	}
 	p.mu.Unlock()
 	for _, c := range calls {
-		// An answered incoming call takes no re-INVITE before its ACK
-		// (RFC 3261 14.2): wait for the 200's transaction to end.
-		if c.final != nil {
-			select {
-			case <-c.final:
-			case <-ctx.Done():
-				return fmt.Errorf("%w: %v", ErrHoldFirst, ctx.Err())
-			}
-		}
 		err := c.do(ctx, func() error {
 			if !c.isConnected() || c.localHold {
 				return nil
+			}
+			// An answered incoming call takes no re-INVITE before its ACK
+			// (RFC 3261 14.2; sipgo's dialog is still writing the 2xx until
+			// then). onAck closes acked without the call's goroutine.
+			if c.acked != nil {
+				select {
+				case <-c.acked:
+				case <-c.final:
+					select {
+					case <-c.acked:
+					default:
+						return nil // the 2xx was never confirmed: the call ends
+					}
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 			return c.setHold(ctx, true)
 		})
