@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,6 +67,16 @@ func TestHugeJournalStart(t *testing.T) {
 	p := startPhone(t, home, noKeyring)
 	took := time.Since(start)
 	t.Logf("figures: start to the page line with a %d-line journal (%d MB): %v", lines, size>>20, took.Round(time.Millisecond))
+	// The API listener opens after the page line: wait for it to answer.
+	if !testpeer.WaitFor(15*time.Second, func() bool {
+		res, err := http.Get(api + "/metrics")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatalf("the API never answered\n%s", p.Output())
+	}
 	var dropped float64
 	if !testpeer.WaitFor(15*time.Second, func() bool {
 		c := (&crashRig{api: api}).counters(t)
