@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -34,38 +33,7 @@ func startInTmpfs(t *testing.T, stage, home string, size string) (*proc, string)
 	script := `mount -t tmpfs -o size=` + size + `,mode=0700 tmpfs "$1" && cp "$2/settings.json" "$1/" && exec "$3" --home "$1" --no-browser`
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", home, stage, binary)
 	cmd.Env = append(os.Environ(), noKeyring...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.out.WriteString(line + "\n")
-			p.mu.Unlock()
-			if m := pageLine.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	go func() { p.err = cmd.Wait(); pw.Close(); close(p.done) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-p.done })
-	select {
-	case p.URL = <-found:
-	case <-p.done:
-		t.Fatalf("phone exited: %v\n%s", p.err, p.Output())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no page line:\n%s", p.Output())
-	}
+	p := startProc(t, cmd)
 	return p, filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "root", home)
 }
 

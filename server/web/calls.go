@@ -26,9 +26,16 @@ func (s *Server) dial(c fiber.Ctx) error {
 	s.mu.Lock()
 	s.redial = number
 	s.mu.Unlock()
+	return s.dialed(c, call.ID)
+}
+
+// dialed answers a page action that placed a call: the pages are poked, an
+// htmx request hears the call's id (HX-Trigger "dialed"), a plain form post
+// goes back to the phone page.
+func (s *Server) dialed(c fiber.Ctx, id string) error {
 	s.hub.poke()
 	if isHTMX(c) {
-		c.Set("HX-Trigger", `{"dialed":"`+call.ID+`"}`)
+		c.Set("HX-Trigger", `{"dialed":"`+id+`"}`)
 		return ok(c)
 	}
 	return c.Redirect().Status(fiber.StatusSeeOther).To("/")

@@ -136,12 +136,7 @@ func (s *Server) pickup(c fiber.Ctx) error {
 	if err != nil {
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
-	s.hub.poke()
-	if isHTMX(c) {
-		c.Set("HX-Trigger", `{"dialed":"`+call.ID+`"}`)
-		return ok(c)
-	}
-	return c.Redirect().Status(fiber.StatusSeeOther).To("/")
+	return s.dialed(c, call.ID)
 }
 
 // callVoicemail is POST /voicemail/:id/call: dials the account's voicemail_number.
@@ -157,12 +152,7 @@ func (s *Server) callVoicemail(c fiber.Ctx) error {
 	if err != nil {
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
-	s.hub.poke()
-	if isHTMX(c) {
-		c.Set("HX-Trigger", `{"dialed":"`+call.ID+`"}`)
-		return ok(c)
-	}
-	return c.Redirect().Status(fiber.StatusSeeOther).To("/")
+	return s.dialed(c, call.ID)
 }
 
 // setPresence is POST /presence (status available, away, busy or dnd): dnd
