@@ -19,19 +19,29 @@ import { join } from 'node:path';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // page wraps a playwright or puppeteer page in the few calls the suites use.
-function wrap(p) {
+// In Chromium, eval goes through CDP without a user gesture: playwright's
+// own evaluate counts as one, and the page would then never be held by the
+// autoplay policy as a page nobody clicked is. Only click is a person's
+// action.
+function wrap(p, cdp) {
+  const evaluate = cdp ? async (fn, arg) => {
+    const r = await cdp.send('Runtime.evaluate', { expression: `(${fn})(${JSON.stringify(arg ?? null)})`,
+      awaitPromise: true, returnByValue: true, userGesture: false });
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    return r.result.value;
+  } : (fn, arg) => p.evaluate(fn, arg);
   return {
     raw: p,
     goto: (url) => p.goto(url),
-    eval: (fn, arg) => p.evaluate(fn, arg),
+    eval: evaluate,
     click: (sel) => p.click(sel),
-    fill: (sel, v) => p.evaluate(([s, x]) => { const el = document.querySelector(s); el.value = x; el.dispatchEvent(new Event('input', { bubbles: true })); }, [sel, v]),
-    text: (sel) => p.evaluate((s) => document.querySelector(s)?.textContent ?? null, sel),
+    fill: (sel, v) => evaluate(([s, x]) => { const el = document.querySelector(s); el.value = x; el.dispatchEvent(new Event('input', { bubbles: true })); }, [sel, v]),
+    text: (sel) => evaluate((s) => document.querySelector(s)?.textContent ?? null, sel),
     // until polls fn in the page until it is truthy (ms at most) and gives its value.
     async until(what, fn, arg, ms = 15000) {
       const end = Date.now() + ms;
       for (;;) {
-        const v = await p.evaluate(fn, arg).catch(() => undefined);
+        const v = await evaluate(fn, arg).catch(() => undefined);
         if (v) return v;
         if (Date.now() > end) throw new Error('timed out waiting for ' + what);
         await sleep(100);
@@ -68,7 +78,7 @@ export async function launch(name, origin, micWav) {
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required', // the page is never clicked before the API's call: see README
+        '--disable-sync', '--no-first-run',
         '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
     });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -76,7 +86,7 @@ export async function launch(name, origin, micWav) {
     let blocked;
     return {
       name,
-      page: async () => wrap(await ctx.newPage()),
+      page: async () => { const p = await ctx.newPage(); return wrap(p, await ctx.newCDPSession(p)); },
       // A person's "Block" on the site's microphone permission (CDP; the
       // page then reads "denied" from navigator.permissions).
       async blockedPage(blockedOrigin) {
