@@ -78,9 +78,10 @@
     // policy of a page never clicked, e.g. a call placed through the API);
     // the header shows "Click to hear the call" (#audio-play) until a click.
     held = false;
-    // echo is the echoCancellation asked of getUserMedia; only the echo test
-    // (server/web/e2e/echo.mjs) turns it off, to measure what it removes.
-    echo = true;
+    // constraints are added to the microphone's (echoCancellation: true);
+    // only the echo test (server/web/e2e/echo.mjs) sets them, to measure what
+    // the canceller removes.
+    constraints = {};
     // Figures for the benchmark: when the person clicked and when the
     // microphone was live (performance.now()).
     clickAt = 0;
@@ -259,7 +260,7 @@
       const ctx = this.context();
       void ctx.resume();
       this.mic = await navigator.mediaDevices.getUserMedia({
-        audio: id ? { deviceId: { exact: id }, echoCancellation: this.echo } : { echoCancellation: this.echo }
+        audio: { ...id ? { deviceId: { exact: id } } : {}, echoCancellation: true, ...this.constraints }
       });
       this.micAt = performance.now();
       void ctx.resume();

@@ -32,9 +32,10 @@ export class Audio {
   // policy of a page never clicked, e.g. a call placed through the API);
   // the header shows "Click to hear the call" (#audio-play) until a click.
   held = false;
-  // echo is the echoCancellation asked of getUserMedia; only the echo test
-  // (server/web/e2e/echo.mjs) turns it off, to measure what it removes.
-  echo = true;
+  // constraints are added to the microphone's (echoCancellation: true);
+  // only the echo test (server/web/e2e/echo.mjs) sets them, to measure what
+  // the canceller removes.
+  constraints: MediaTrackConstraints = {};
   // Figures for the benchmark: when the person clicked and when the
   // microphone was live (performance.now()).
   clickAt = 0;
@@ -228,7 +229,7 @@ export class Audio {
     const ctx = this.context(); // its audio device starts while the microphone opens
     void ctx.resume();
     this.mic = await navigator.mediaDevices.getUserMedia({
-      audio: id ? { deviceId: { exact: id }, echoCancellation: this.echo } : { echoCancellation: this.echo },
+      audio: { ...(id ? { deviceId: { exact: id } } : {}), echoCancellation: true, ...this.constraints },
     });
     this.micAt = performance.now(); // the microphone is live (the browser shows its sign)
     // Again now: Chromium's default autoplay policy holds the context of a

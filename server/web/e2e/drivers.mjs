@@ -52,34 +52,48 @@ function wrap(p, cdp) {
   };
 }
 
-async function startPulse(dir) {
+// startPulse runs a private PulseAudio with a null sink "speaker". With
+// loop, its monitor is also the default microphone ("mic", a remapped
+// source): what the page plays comes back into its microphone, as from a
+// laptop's speakers into its microphone (the echo test).
+async function startPulse(dir, loop = false) {
   const sock = join(dir, 'native');
   const env = { ...process.env, XDG_RUNTIME_DIR: dir, HOME: dir };
   const pa = spawn('pulseaudio', ['-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no',
     '--log-target=file:' + join(dir, 'pulse.log'),
     `--load=module-native-protocol-unix auth-anonymous=1 socket=${sock}`,
-    '--load=module-null-sink sink_name=speaker'], { env, stdio: 'ignore' });
+    '--load=module-null-sink sink_name=speaker',
+    ...(loop ? ['--load=module-remap-source master=speaker.monitor source_name=mic'] : [])], { env, stdio: 'ignore' });
   for (let i = 0; i < 100 && !existsSync(sock); i++) await sleep(50);
   if (!existsSync(sock)) {
     pa.kill('SIGKILL');
     throw new Error('pulseaudio did not start: ' + readFileSync(join(dir, 'pulse.log'), 'utf8').slice(-500));
   }
-  const penv = { ...env, PULSE_SERVER: 'unix:' + sock };
+  // Short client buffers in the loop: the echo's delay stays within what a
+  // canceller searches (PulseAudio's default may buffer up to 2 s).
+  const penv = { ...env, PULSE_SERVER: 'unix:' + sock, ...(loop ? { PULSE_LATENCY_MSEC: '30' } : {}) };
   spawnSync('pactl', ['set-default-sink', 'speaker'], { env: penv });
+  if (loop) spawnSync('pactl', ['set-default-source', 'mic'], { env: penv });
   return { pa, env: penv };
 }
 
 // launch starts the browser; origin is the phone's (granted the microphone).
 // It gives { name, page(), blockedPage(), close() }: page() a tab in the
-// granted profile, blockedPage() one whose microphone is blocked.
+// granted profile, blockedPage() one whose microphone is blocked. With
+// micWav null the browser uses its real devices on a private PulseAudio
+// whose speaker loops back into the microphone (startPulse's loop).
 export async function launch(name, origin, micWav) {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-' + name + '-'));
+  const loop = micWav === null;
   if (name === 'chromium') {
+    const pulse = loop ? await startPulse(dir, true) : null;
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
         '--disable-sync', '--no-first-run',
-        '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
+        ...(loop ? [] : ['--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav])],
+      // playwright mutes headless Chromium; the loop needs its sound.
+      ...(loop ? { ignoreDefaultArgs: ['--mute-audio'], env: pulse.env } : {}),
     });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ctx.grantPermissions(['microphone'], { origin });
@@ -98,10 +112,10 @@ export async function launch(name, origin, micWav) {
         }
         return wrap(await blocked.newPage());
       },
-      close: async () => { await browser.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }); },
+      close: async () => { await browser.close().catch(() => {}); pulse?.pa.kill('SIGKILL'); rmSync(dir, { recursive: true, force: true }); },
     };
   }
-  const pulse = await startPulse(dir);
+  const pulse = await startPulse(dir, loop);
   const perm = join(dir, 'permissions');
   writeFileSync(perm, `origin\tmicrophone\t1\t${origin}\n`);
   const profile = join(dir, 'profile');
@@ -112,8 +126,10 @@ export async function launch(name, origin, micWav) {
     extraPrefsFirefox: {
       'permissions.manager.defaultsUrl': 'file://' + perm, // the remembered "Allow" for the phone's origin
       'permissions.default.microphone': 2, // every other origin: blocked (the blocked page)
-      'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
-      'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
+      ...(loop ? {} : {
+        'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
+        'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
+      }),
     },
   });
   return {
