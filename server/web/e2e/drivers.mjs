@@ -97,9 +97,25 @@ export async function launch(name, origin, micWav) {
     });
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ctx.grantPermissions(['microphone'], { origin });
-    let blocked;
+    let blocked, strict;
     return {
       name,
+      // strictPage is a tab of a second Chromium, logged in as the first,
+      // whose autoplay policy is stricter than the default
+      // (--autoplay-policy=user-gesture-required, as on Android): it
+      // refuses to play the call's remote stream without a click.
+      async strictPage() {
+        strict = await chromium.launch({
+          executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
+          args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
+            '--disable-sync', '--no-first-run', '--autoplay-policy=user-gesture-required',
+            '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + micWav],
+        });
+        const sctx = await strict.newContext({ viewport: { width: 1280, height: 900 }, storageState: await ctx.storageState() });
+        await sctx.grantPermissions(['microphone'], { origin });
+        const p = await sctx.newPage();
+        return wrap(p, await sctx.newCDPSession(p));
+      },
       page: async () => { const p = await ctx.newPage(); return wrap(p, await ctx.newCDPSession(p)); },
       // A person's "Block" on the site's microphone permission (CDP; the
       // page then reads "denied" from navigator.permissions).
@@ -112,7 +128,7 @@ export async function launch(name, origin, micWav) {
         }
         return wrap(await blocked.newPage());
       },
-      close: async () => { await browser.close().catch(() => {}); pulse?.pa.kill('SIGKILL'); rmSync(dir, { recursive: true, force: true }); },
+      close: async () => { await strict?.close().catch(() => {}); await browser.close().catch(() => {}); pulse?.pa.kill('SIGKILL'); rmSync(dir, { recursive: true, force: true }); },
     };
   }
   const pulse = await startPulse(dir, loop);
