@@ -111,14 +111,15 @@
     // microphone play) or refused to play the call. The mark is on <html>,
     // which boosted navigation keeps (the CSS of #audio-play reads it).
     checkHeld() {
-      const held = this.active && this.path !== "" && (this.ctx !== null && this.ctx.state !== "running" || this.playBlocked);
+      const running = this.ctx?.state === "running";
+      if (running && this.path === "webrtc" && this.sender && this.processed && this.sender.track !== this.processed) {
+        void this.sender.replaceTrack(this.processed).catch(() => void 0);
+      }
+      const held = this.active && this.path !== "" && (!running || this.playBlocked);
       if (held === this.held) return;
       this.held = held;
       if (held) document.documentElement.dataset.audioHeld = "";
       else delete document.documentElement.dataset.audioHeld;
-      if (!held && this.path === "webrtc" && this.sender && this.processed && this.sender.track !== this.processed) {
-        void this.sender.replaceTrack(this.processed).catch(() => void 0);
-      }
       this.onchange();
     }
     // unhold is the click on "Click to hear the call": the context and the

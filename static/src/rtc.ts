@@ -75,14 +75,18 @@ export class Audio {
   // microphone play) or refused to play the call. The mark is on <html>,
   // which boosted navigation keeps (the CSS of #audio-play reads it).
   private checkHeld(): void {
-    const held = this.active && this.path !== '' && ((this.ctx !== null && this.ctx.state !== 'running') || this.playBlocked);
+    const running = this.ctx?.state === 'running';
+    // WebRTC got the microphone's own track while the context was not
+    // running (start); once it runs, the track through gain again (mute and
+    // volume apply).
+    if (running && this.path === 'webrtc' && this.sender && this.processed && this.sender.track !== this.processed) {
+      void this.sender.replaceTrack(this.processed).catch(() => undefined);
+    }
+    const held = this.active && this.path !== '' && (!running || this.playBlocked);
     if (held === this.held) return;
     this.held = held;
     if (held) document.documentElement.dataset.audioHeld = '';
     else delete document.documentElement.dataset.audioHeld;
-    if (!held && this.path === 'webrtc' && this.sender && this.processed && this.sender.track !== this.processed) {
-      void this.sender.replaceTrack(this.processed).catch(() => undefined); // mute and volume apply again
-    }
     this.onchange();
   }
 

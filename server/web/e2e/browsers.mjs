@@ -213,6 +213,22 @@ try {
     check('the header says this tab holds the audio', text === 'Audio: this tab (connected)', text);
   }
   await page.shot(join(out, `browsers-${which}-${mode}-call.png`));
+  // Mute works in that page too (the microphone goes through its gain once
+  // the context runs; WebRTC was given the raw track while it did not).
+  {
+    await page.click('#calls [data-action="mute"]');
+    await page.until('mute pressed', () => !!document.querySelector('#calls [data-action="mute"][aria-pressed="true"]'), null, 5000);
+    let far;
+    for (const end = Date.now() + 8000; ;) {
+      far = await hearsFrom(bob, bob.mark(), 440, 0.6, 1500);
+      if ((far.secs > 0.5 && far.rms < SILENT) || Date.now() > end) break;
+    }
+    check('mute: bob hears silence', far.secs > 0.5 && far.rms < SILENT, show(far));
+    await page.click('#calls [data-action="mute"]');
+    await page.until('mute released', () => !!document.querySelector('#calls [data-action="mute"][aria-pressed="false"]'), null, 5000);
+    far = await hearsFrom(bob, bob.mark(), 440);
+    check("unmute: bob hears the page's 440 Hz again", near(far.hz, 440) && far.amp > MIC, show(far));
+  }
 
   // 5. A second call from the page holds the first; the held party hears
   // nothing of it; the microphone goes to the second.
@@ -279,6 +295,7 @@ try {
     if (mode === 'lan') {
       const words = await sp.until('the autoplay prompt', shown, null, 5000).catch((e) => String(e));
       check('stricter autoplay: the header says "Click to hear the call"', words === 'Click to hear the call', words);
+      await sp.shot(join(out, `browsers-${which}-${mode}-autoplay.png`));
       await sp.click('#audio-play');
       const plays = await sp.until('the call to play', () => !window.softphone.audio.held && !window.softphone.audio.speaker.paused ? 'plays' : '', null, 5000).catch((e) => String(e));
       check('stricter autoplay: one click plays the call and the prompt goes', plays === 'plays' && !(await sp.eval(shown)), plays);
