@@ -211,6 +211,8 @@ try {
     check("the page hears bob's 1000 Hz", near(tab.hz, 1000) && tab.amp > LOUD, show(tab));
     const text = await page.text('#audio-text');
     check('the header says this tab holds the audio', text === 'Audio: this tab (connected)', text);
+    const offer = await page.eval(() => getComputedStyle(document.querySelector('#take-audio-top')).display);
+    check('the header offers no "Use this tab" to the tab that holds the audio', offer === 'none', offer);
   }
   await page.shot(join(out, `browsers-${which}-${mode}-call.png`));
   // Mute works in that page too (the microphone goes through its gain once
