@@ -1,0 +1,5 @@
+-- 0016: the final SIP status of a call that was refused or failed (404, 486,
+-- 603, ...; 0 when no answer came or none is known), so the history can say
+-- in words why a call failed (issue 16: "no such number", "busy", ...).
+-- Calls from before are taken as unknown.
+ALTER TABLE history ADD COLUMN sip_status INTEGER NOT NULL DEFAULT 0;
