@@ -66,3 +66,54 @@ func TestMigrationHistorySIPStatus(t *testing.T) {
 		t.Fatalf("HistoryByCall = %+v, %v", e, err)
 	}
 }
+
+// Missed calls count until the history is seen; a call missed after that
+// counts again.
+func TestMissedSinceSeen(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	count := func() int {
+		n, err := db.MissedSinceSeen(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	t0 := time.Now().Add(-time.Minute)
+	for i, o := range []string{"missed", "answered", "missed", "failed"} {
+		e := HistoryEntry{CallID: "c" + string(rune('0'+i)), Direction: "in", StartedAt: t0.Add(time.Duration(i) * time.Second)}
+		if err := db.StartHistory(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		e.Outcome = o
+		if err := db.FinishHistory(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("missed before seen = %d, want 2", n)
+	}
+	if err := db.MarkHistorySeen(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("missed after seen = %d, want 0", n)
+	}
+	if err := db.MarkHistorySeen(ctx, t0); err != nil { // an older moment changes nothing
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("missed after an older seen = %d, want 0", n)
+	}
+	e := HistoryEntry{CallID: "late", Direction: "in", StartedAt: time.Now().Add(time.Second)}
+	if err := db.StartHistory(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	e.Outcome = "missed"
+	if err := db.FinishHistory(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("a call missed after seen = %d, want 1", n)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/views"
 )
 
 // heartbeat resends the state through idle periods; it also finds gone clients.
@@ -64,7 +65,8 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 		name string
 		comp templ.Component
 	}{
-		{"calls", callsFragment(l, s.callViews())},
+		{"calls", callsFragment(l, s.callViews(), s.hub.recent.views(time.Now()))},
+		{"missed", views.MissedBadge(l, s.missed(context.Background()))},
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},

@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// MarkHistorySeen notes that the person looked at the history at at: the
+// missed calls before it are no longer counted (issue 16 item 5). A moment
+// older than the one kept changes nothing.
+func (db *DB) MarkHistorySeen(ctx context.Context, at time.Time) error {
+	sdb, err := db.raw()
+	if err == nil {
+		_, err = sdb.ExecContext(ctx, "UPDATE history_seen SET at = max(at, ?) WHERE id = 1", ts(at))
+	}
+	if err != nil {
+		return fmt.Errorf("mark history seen: %w", err)
+	}
+	return nil
+}
+
+// MissedSinceSeen counts the missed calls that started after the history was
+// last seen (the outcome index answers it without reading the table).
+func (db *DB) MissedSinceSeen(ctx context.Context) (int, error) {
+	sdb, err := db.raw()
+	if err != nil {
+		return 0, fmt.Errorf("missed calls: %w", err)
+	}
+	var n int
+	err = sdb.QueryRowContext(ctx, `SELECT count(*) FROM history
+		WHERE outcome = 'missed' AND started_at > (SELECT at FROM history_seen WHERE id = 1)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("missed calls: %w", err)
+	}
+	return n, nil
+}
