@@ -65,7 +65,7 @@ type Call struct {
 	// or failed (404, 486, 603, ...); 0 when no final answer came (no
 	// response, a transport error) or the call was not refused.
 	SIPStatus int
-	TLS         bool // the signalling goes over TLS (sips, or the account's transport)
+	TLS       bool // the signalling goes over TLS (sips, or the account's transport)
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);
