@@ -162,9 +162,10 @@ func escapeLike(s string) string {
 }
 
 // FindContactByName returns the contact whose name is name, ignoring case
-// and the spaces around it (the dial field's "Enter on a name"); when no name
-// is equal, the one contact whose name starts with it. ErrNotFound when none
-// or several fit, and for contacts without a number (nothing to dial).
+// and the spaces around it (the dial field's "Enter on a name"; the oldest
+// when several share it). Only a whole name counts: "bob" is a SIP user to
+// dial, not the start of "Bob Builder". ErrNotFound when none fits, and for
+// contacts without a number (nothing to dial).
 func (db *DB) FindContactByName(ctx context.Context, name string) (Contact, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -179,9 +180,6 @@ func (db *DB) FindContactByName(ctx context.Context, name string) (Contact, erro
 		if strings.EqualFold(strings.TrimSpace(r.Name), name) {
 			return r.contact(), nil
 		}
-	}
-	if len(rows) == 1 {
-		return rows[0].contact(), nil
 	}
 	return Contact{}, fmt.Errorf("contact named %q: %w", name, ErrNotFound)
 }

@@ -148,10 +148,10 @@ func looksLikeName(v string) bool {
 	return letters
 }
 
-// contactNumber gives the number of the contact named in, when in is a name
-// and one contact has it (else in unchanged): Enter on a name calls that
-// person, it never dials the name. A SIP user name no contact has is
-// dialled as it is.
+// contactNumber gives the number of the contact named in, when in is a
+// contact's whole name (else in unchanged): Enter on a name calls that
+// person, it never dials the name. A SIP user name no contact has ("bob",
+// though "Bob Builder" is a contact) is dialled as it is.
 func (s *Server) contactNumber(ctx context.Context, in string) string {
 	nf, ok := s.cfg.DB.(NameFinder)
 	if !ok || !looksLikeName(in) {
