@@ -25,6 +25,7 @@ type DB struct {
 	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
 	disk        diskState     // the disk-full state (disk.go)
 	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)
+	finished    historyHooks  // told after each call's entry is completed (history_seen.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy

@@ -158,9 +158,10 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		db.finished.tell()
 		return nil
 	}
-	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(update, args...)
 		if res.Error != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)
@@ -179,6 +180,10 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		}
 		return writeTags(tx, r.ID, e.Tags, nil)
 	})
+	if err == nil {
+		db.finished.tell()
+	}
+	return err
 }
 
 // maxHistoryPage bounds one page of ListHistory.

@@ -3,8 +3,34 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
+
+// historyHooks are told after a call's entry is completed: the pages count
+// missed calls from the history, so they count again once the entry is
+// written, not when the call ends (the history subscriber writes after).
+type historyHooks struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// OnHistoryFinished has fn called after every completed history entry
+// (FinishHistory succeeded). fn must not block.
+func (db *DB) OnHistoryFinished(fn func()) {
+	db.finished.mu.Lock()
+	db.finished.fns = append(db.finished.fns, fn)
+	db.finished.mu.Unlock()
+}
+
+func (h *historyHooks) tell() {
+	h.mu.Lock()
+	fns := h.fns
+	h.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
 
 // MarkHistorySeen notes that the person looked at the history at at: the
 // missed calls before it are no longer counted (issue 16 item 5). A moment

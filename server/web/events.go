@@ -34,13 +34,13 @@ func (s *Server) events(c fiber.Ctx) error {
 		}
 		t := time.NewTicker(heartbeat)
 		defer t.Stop()
-		ended := s.hub.endedCount()
+		ended := s.hub.historyNews()
 		for {
 			if err := s.writeState(w, csrf); err != nil {
 				return
 			}
 			// A call ended: open history pages fetch their list again.
-			if n := s.hub.endedCount(); n != ended {
+			if n := s.hub.historyNews(); n != ended {
 				ended = n
 				if writeEvent(w, "history", strconv.FormatUint(n, 10)) != nil || w.Flush() != nil {
 					return

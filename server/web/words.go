@@ -28,6 +28,23 @@ type MissedCounter interface {
 	MarkHistorySeen(ctx context.Context, at time.Time) error
 }
 
+// HistoryNews tells when a call's history entry is written (the missed
+// calls are counted from it; the call ends a moment before).
+type HistoryNews interface {
+	OnHistoryFinished(fn func())
+}
+
+// watchHistory has the badge counted again, and open pages told, each time
+// a call's entry is written.
+func (s *Server) watchHistory() {
+	if hn, ok := s.cfg.DB.(HistoryNews); ok {
+		hn.OnHistoryFinished(func() {
+			s.hub.missed.news()
+			s.hub.poke()
+		})
+	}
+}
+
 // NameFinder finds a contact by name (the dial field's "Enter on a name").
 type NameFinder interface {
 	FindContactByName(ctx context.Context, name string) (store.Contact, error)
@@ -72,13 +89,31 @@ func (e *endedCalls) views(now time.Time) []views.EndedView {
 		Outcome: views.Outcome{Direction: string(c.Direction), Outcome: c.Outcome, Reason: c.Reason, SIPStatus: c.SIPStatus}}}
 }
 
-// missedCache is the badge's count, read again only when a call has ended
-// or History was seen (the streams render on every event of every call).
+// missedCache is the badge's count, read again only when a call's entry was
+// written, a call ended or History was seen (the streams render on every
+// event of every call).
 type missedCache struct {
-	mu    sync.Mutex
-	n     int
-	ended uint64
-	ok    bool
+	mu  sync.Mutex
+	n   int
+	key uint64 // ended calls + gen when n was read
+	gen uint64 // history written or seen
+	ok  bool
+}
+
+// news notes that the history changed.
+func (m *missedCache) news() {
+	m.mu.Lock()
+	m.gen++
+	m.mu.Unlock()
+}
+
+// historyNews rises whenever open History pages should read their list
+// again: a call ended, its entry was written, History was seen elsewhere.
+func (h *hub) historyNews() uint64 {
+	n := h.endedCount()
+	h.missed.mu.Lock()
+	defer h.missed.mu.Unlock()
+	return n + h.missed.gen
 }
 
 // missed is the count of missed calls since History was seen.
@@ -91,7 +126,8 @@ func (s *Server) missed(ctx context.Context) int {
 	m := &s.hub.missed
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.ok && m.ended == ended {
+	key := ended + m.gen
+	if m.ok && m.key == key {
 		return m.n
 	}
 	n, err := mc.MissedSinceSeen(ctx)
@@ -99,7 +135,7 @@ func (s *Server) missed(ctx context.Context) int {
 		s.log.Warn("missed calls not counted", "err", err)
 		return m.n
 	}
-	m.n, m.ended, m.ok = n, ended, true
+	m.n, m.key, m.ok = n, key, true
 	return n
 }
 
@@ -116,7 +152,10 @@ func (s *Server) historySeen(ctx context.Context) {
 	m := &s.hub.missed
 	m.mu.Lock()
 	had := m.ok && m.n > 0
-	m.ok = false
+	m.ok = false // counted again at the next render
+	if had {
+		m.gen++ // other open pages hear it
+	}
 	m.mu.Unlock()
 	if had {
 		s.hub.poke()

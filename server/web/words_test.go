@@ -70,31 +70,49 @@ func TestMissedBadgeAppearsAndClears(t *testing.T) {
 	if b := badge("/"); b != "" {
 		t.Errorf("badge %q after History was seen", b)
 	}
-	finished(t, db, store.HistoryEntry{CallID: "m2", Direction: "in", Number: "+4930888", Outcome: "missed", StartedAt: time.Now().Add(time.Second)})
+	// The phone's order: the call ends (the count is read: still 0), then
+	// its entry is written; the badge follows the entry.
+	wait := openStream(t, r)
+	wait("event: missed") // the stream's first state
 	r.bus.Publish(sipua.Event{Kind: sipua.EventCallEnded, Call: sipua.Call{ID: "m2"}})
-	waitStream(t, r, `data-missed="1"`)
+	wait("event: history") // the hub has the end
+	if b := badge("/"); b != "" {
+		t.Fatalf("badge %q before the entry is written", b)
+	}
+	finished(t, db, store.HistoryEntry{CallID: "m2", Direction: "in", Number: "+4930888", Outcome: "missed", StartedAt: time.Now().Add(time.Second)})
+	wait(`data-missed="1"`)
 }
 
 // waitStream reads the page's event stream until a line holds want.
 func waitStream(t *testing.T, r *rig, want string) {
 	t.Helper()
+	openStream(t, r)(want)
+}
+
+// openStream opens the page's event stream; the function it gives reads on
+// until a line holds want.
+func openStream(t *testing.T, r *rig) func(want string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", r.origin+"/events", nil)
 	req.AddCookie(r.cookie)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
+	t.Cleanup(func() { res.Body.Close() })
 	rd := bufio.NewReader(res.Body)
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatalf("stream ended before %q: %v", want, err)
-		}
-		if strings.Contains(line, want) {
-			return
+	return func(want string) {
+		t.Helper()
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("stream ended before %q: %v", want, err)
+			}
+			if strings.Contains(line, want) {
+				return
+			}
 		}
 	}
 }
