@@ -169,22 +169,14 @@ func (s *Server) dismissEnded(c fiber.Ctx) error {
 	return ok(c)
 }
 
-// looksLikeName: letters and spaces, no digits, no SIP address or link.
+// looksLikeName: a letter in it (numbers have none, "Desk 2" has), and no
+// SIP address or link.
 func looksLikeName(v string) bool {
 	v = strings.TrimSpace(v)
 	if v == "" || strings.ContainsAny(v, "@:;") {
 		return false
 	}
-	letters := false
-	for _, r := range v {
-		switch {
-		case unicode.IsLetter(r):
-			letters = true
-		case unicode.IsDigit(r):
-			return false
-		}
-	}
-	return letters
+	return strings.IndexFunc(v, unicode.IsLetter) >= 0
 }
 
 // contactNumber gives the number of the contact named in, when in is a

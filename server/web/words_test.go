@@ -165,6 +165,9 @@ func TestDialFieldKnowsPeople(t *testing.T) {
 	if _, err := db.CreateContact(ctx, store.Contact{Name: "Ada Lovelace", Number: "+49 30 1234567"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.CreateContact(ctx, store.Contact{Name: "Desk 2", Number: "202"}); err != nil {
+		t.Fatal(err)
+	}
 	finished(t, db, store.HistoryEntry{CallID: "r1", Direction: "out", Number: "+4940555", Outcome: "answered", Reason: "local-hangup", StartedAt: time.Now().Add(-time.Minute)})
 	_, sug := r.do("GET", "/dial/suggest?number=ada", nil, nil)
 	if !strings.Contains(sug, `value="+49 30 1234567"`) || !strings.Contains(sug, "Ada Lovelace") {
@@ -178,7 +181,7 @@ func TestDialFieldKnowsPeople(t *testing.T) {
 	if !strings.Contains(page, `list="dial-suggest"`) || !strings.Contains(page, `value="+4940555"`) {
 		t.Errorf("the phone page has no dial suggestions")
 	}
-	for in, want := range map[string]string{"ada lovelace": "dial +49301234567 ", " Ada Lovelace ": "dial +49301234567 ", "Ada": "dial Ada ", "bob": "dial bob ", "201": "dial 201 "} {
+	for in, want := range map[string]string{"ada lovelace": "dial +49301234567 ", " Ada Lovelace ": "dial +49301234567 ", "Ada": "dial Ada ", "bob": "dial bob ", "201": "dial 201 ", "desk 2": "dial 202 ", "sip:Ada Lovelace@pbx": "dial sip:Ada Lovelace@pbx "} {
 		res, _ := r.form("/calls", url.Values{"number": {in}})
 		if res.StatusCode != http.StatusNoContent {
 			t.Errorf("dial %q: %d", in, res.StatusCode)
