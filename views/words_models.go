@@ -69,3 +69,11 @@ func currentPage(on bool) templ.Attributes {
 	}
 	return nil
 }
+
+// dirArrow draws a call's direction: into the phone or out of it.
+func dirArrow(dir string) string {
+	if dir == "in" {
+		return "↙"
+	}
+	return "↗"
+}
