@@ -46,8 +46,9 @@ func (db *DB) MarkHistorySeen(ctx context.Context, at time.Time) error {
 	return nil
 }
 
-// MissedSinceSeen counts the missed calls that started after the history was
-// last seen (the outcome index answers it without reading the table).
+// MissedSinceSeen counts the missed calls that ended after the history was
+// last seen (a call ringing while History was looked at is not seen as
+// missed then). The outcome index narrows it to the missed calls.
 func (db *DB) MissedSinceSeen(ctx context.Context) (int, error) {
 	sdb, err := db.raw()
 	if err != nil {
@@ -55,7 +56,7 @@ func (db *DB) MissedSinceSeen(ctx context.Context) (int, error) {
 	}
 	var n int
 	err = sdb.QueryRowContext(ctx, `SELECT count(*) FROM history
-		WHERE outcome = 'missed' AND started_at > (SELECT at FROM history_seen WHERE id = 1)`).Scan(&n)
+		WHERE outcome = 'missed' AND ended_at > (SELECT at FROM history_seen WHERE id = 1)`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("missed calls: %w", err)
 	}

@@ -105,7 +105,8 @@ func TestMissedSinceSeen(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Fatalf("missed after an older seen = %d, want 0", n)
 	}
-	e := HistoryEntry{CallID: "late", Direction: "in", StartedAt: time.Now().Add(time.Second)}
+	// A call that rang while History was looked at and was missed after.
+	e := HistoryEntry{CallID: "late", Direction: "in", StartedAt: time.Now().Add(-time.Second)}
 	if err := db.StartHistory(ctx, e); err != nil {
 		t.Fatal(err)
 	}

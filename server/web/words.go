@@ -142,8 +142,8 @@ func (s *Server) missed(ctx context.Context) int {
 // historySeen clears the badge: every open page hears it.
 func (s *Server) historySeen(ctx context.Context) {
 	mc, ok := s.cfg.DB.(MissedCounter)
-	if !ok {
-		return
+	if !ok || s.missed(ctx) == 0 {
+		return // nothing to clear: no write for every look at History
 	}
 	if err := mc.MarkHistorySeen(ctx, time.Now()); err != nil {
 		s.log.Warn("history not marked seen", "err", err)
