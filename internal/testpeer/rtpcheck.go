@@ -196,3 +196,62 @@ func distinct(b []byte) int {
 // UlawOfTone is the clear PCMU a baresip of BaresipOpts.Tone hz sends (its
 // source file as G.711 u-law), for JudgeRTP's known pieces.
 func UlawOfTone(hz float64) []byte { return ulawTone(hz, 60) }
+
+// RTPPayloads gives the payloads (RTP header and extension cut off) of the
+// RTP packets of pcap whose stream key ("src:port -> dst:port pt N", as
+// JudgeRTP's) keep accepts, per key in capture order. With decrypt the raw
+// UDP payload goes through it first (SRTP, e.g. pion/srtp with keys the
+// test took from the SDP); packets it refuses are left out.
+func RTPPayloads(pcap string, keep func(key string) bool, decrypt func(key string, pkt []byte) ([]byte, error)) (map[string][][]byte, error) {
+	out, err := exec.Command("tshark", "-r", pcap, "-o", "rtp.heuristic_rtp:TRUE", "-Y", "rtp and rtp.version==2",
+		"-T", "fields", "-e", "ip.src", "-e", "udp.srcport", "-e", "ip.dst", "-e", "udp.dstport",
+		"-e", "rtp.p_type", "-e", "udp.payload").Output()
+	if err != nil {
+		return nil, fmt.Errorf("tshark -r %s: %w", pcap, err)
+	}
+	res := map[string][][]byte{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 6 || f[5] == "" {
+			continue
+		}
+		key := fmt.Sprintf("%s:%s -> %s:%s pt %s", f[0], f[1], f[2], f[3], f[4])
+		if !keep(key) {
+			continue
+		}
+		raw, err := hex.DecodeString(strings.ReplaceAll(f[5], ":", ""))
+		if err != nil || len(raw) < 12 {
+			continue
+		}
+		if decrypt != nil {
+			if raw, err = decrypt(key, raw); err != nil {
+				continue
+			}
+		}
+		off := 12 + 4*int(raw[0]&0x0f)
+		if raw[0]&0x10 != 0 && len(raw) >= off+4 {
+			off += 4 + 4*(int(raw[off+2])<<8|int(raw[off+3]))
+		}
+		if off >= len(raw) {
+			continue
+		}
+		res[key] = append(res[key], raw[off:])
+	}
+	return res, nil
+}
+
+// G711Tone decodes G.711 payloads (alaw: PCMA, else PCMU) at 8 kHz and
+// says which tone they hold.
+func G711Tone(payloads [][]byte, alaw bool) Tone {
+	var x []float64
+	for _, p := range payloads {
+		for _, b := range p {
+			if alaw {
+				x = append(x, float64(alawToLinear(b))/32768)
+			} else {
+				x = append(x, float64(ulawToLinear(b))/32768)
+			}
+		}
+	}
+	return AnalyseTone(x, 8000)
+}
