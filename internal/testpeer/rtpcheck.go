@@ -255,3 +255,38 @@ func G711Tone(payloads [][]byte, alaw bool) Tone {
 	}
 	return AnalyseTone(x, 8000)
 }
+
+// SDPCrypto is an a=crypto line (RFC 4568) of an SDP in a capture, with the
+// m= port of its media: what the sender of that port encrypts with.
+type SDPCrypto struct {
+	MediaPort string
+	Suite     string // e.g. AES_CM_128_HMAC_SHA1_80
+	Inline    string // base64 of key and salt
+}
+
+// SDPCryptos lists the a=crypto lines of every SDP tshark finds in pcap
+// (SIP over UDP: the test's own clear signalling to kamailio).
+func SDPCryptos(pcap string) ([]SDPCrypto, error) {
+	out, err := exec.Command("tshark", "-r", pcap, "-Y", "sdp", "-T", "fields",
+		"-e", "sdp.media.port", "-e", "sdp.media_attr").Output()
+	if err != nil {
+		return nil, fmt.Errorf("tshark -r %s: %w", pcap, err)
+	}
+	var res []SDPCrypto
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 2 {
+			continue
+		}
+		port := strings.Split(f[0], ",")[0]
+		for _, a := range strings.Split(f[1], ",") {
+			w := strings.Fields(a)
+			if len(w) < 3 || !strings.HasPrefix(w[0], "crypto:") || !strings.HasPrefix(w[2], "inline:") {
+				continue
+			}
+			inline, _, _ := strings.Cut(strings.TrimPrefix(w[2], "inline:"), "|")
+			res = append(res, SDPCrypto{MediaPort: port, Suite: w[1], Inline: inline})
+		}
+	}
+	return res, nil
+}
