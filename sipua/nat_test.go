@@ -1,7 +1,6 @@
 package sipua
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +41,7 @@ func TestNATThroughRouter(t *testing.T) {
 				acc.StunServer = nat.OutsideIP + ":" + itoa(stunPort)
 			}
 			a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "0.0.0.0:0", AutoAnswer: true},
-				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudioOn(t, "0.0.0.0"))
+				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudioCfg(t, audio.EngineConfig{BindIP: "0.0.0.0"}))
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("phone's SIP trace:\n%s\nkamailio:\n%s", tail(a.SIPTrace()), tail(kam.Log()))
@@ -132,10 +131,12 @@ func TestNATThroughRouter(t *testing.T) {
 	}
 }
 
-// withAudioOn is withAudio with RTP bound to ip.
-func withAudioOn(t *testing.T, ip string) func(*Config) {
+// withAudioCfg is withAudio with the engine's config (its Home and Logger
+// are filled in).
+func withAudioCfg(t *testing.T, cfg audio.EngineConfig) func(*Config) {
 	return func(c *Config) {
-		e, err := audio.NewEngine(audio.EngineConfig{Home: filepath.Join(t.TempDir()), Logger: testLogger(), BindIP: ip})
+		cfg.Home, cfg.Logger = t.TempDir(), testLogger()
+		e, err := audio.NewEngine(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
