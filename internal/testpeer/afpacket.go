@@ -25,9 +25,9 @@ type PacketCapture struct {
 	fd      int
 	stopped chan struct{}
 	mu      sync.Mutex
-	pkts []Packet
-	done chan struct{}
-	once sync.Once
+	pkts    []Packet
+	done    chan struct{}
+	once    sync.Once
 }
 
 // CapturePackets starts capturing on iface ("lo"); it stops when the test
