@@ -65,7 +65,7 @@ func TestNATThroughRouter(t *testing.T) {
 				t.Fatalf("with STUN a REGISTER still named the inside address")
 			}
 
-			capt := testpeer.StartCapture(t, "nat-i0", "udp")
+			capt := testpeer.CapturePackets(t, "nat-i0")
 			_, err := bob.Ctrl("dial", "sip:alice@"+kam.Addr())
 			must(t, err)
 			c1 := a.waitState("", StateActive, 15*time.Second)
@@ -84,11 +84,10 @@ func TestNATThroughRouter(t *testing.T) {
 			// What bob was sent, read off the wire inside the NAT (baresip's
 			// recorder keeps silence after the hold that dialling carol
 			// puts on bob's call): PCMU from us to bob, carol's tone.
-			capt.Stop()
-			toBob, err := testpeer.RTPPayloads(capt.Path, func(k string) bool {
+			pkts := capt.Stop()
+			toBob := testpeer.PacketPayloads(pkts, func(k string) bool {
 				return strings.HasPrefix(k, nat.InsideIP+":") && strings.Contains(k, "-> "+nat.OutsideIP+":") && strings.HasSuffix(k, "pt 0")
 			}, nil)
-			must(t, err)
 			var all [][]byte
 			for _, p := range toBob {
 				all = append(all, p...)

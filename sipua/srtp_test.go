@@ -43,16 +43,15 @@ func heardTone(t *testing.T, who string, b *testpeer.Baresip, hz float64) {
 	}
 }
 
-// sentToneSRTP says which tone the SRTP PCMU streams of pcap carry, each
+// sentToneSRTP says which tone the SRTP PCMU streams of a capture carry, each
 // decrypted with the key its sender put in its SDP (the a=crypto lines on
 // the wire in the clear SIP to kamailio; pion/srtp): the loudest one.
 // It reads what bob was sent off the wire: baresip 1.0's recorder keeps
 // silence after the phone holds and resumes bob's call (whatever was
 // sent), so its file cannot tell.
-func sentToneSRTP(t *testing.T, pcap string, ours func(string) bool) map[string]testpeer.Tone {
+func sentToneSRTP(t *testing.T, pkts []testpeer.Packet, ours func(string) bool) map[string]testpeer.Tone {
 	t.Helper()
-	cryptos, err := testpeer.SDPCryptos(pcap)
-	must(t, err)
+	cryptos := testpeer.PacketCryptos(pkts)
 	profiles := map[string]srtp.ProtectionProfile{
 		"AES_CM_128_HMAC_SHA1_80": srtp.ProtectionProfileAes128CmHmacSha1_80,
 		"AES_CM_128_HMAC_SHA1_32": srtp.ProtectionProfileAes128CmHmacSha1_32,
@@ -94,8 +93,7 @@ func sentToneSRTP(t *testing.T, pcap string, ours func(string) bool) map[string]
 		fails[key] = "no key of port " + src + " opens it"
 		return nil, fmt.Errorf("no key of port %s opens it", src)
 	}
-	pl, err := testpeer.RTPPayloads(pcap, func(k string) bool { return ours(k) && strings.HasSuffix(k, "pt 0") }, decrypt)
-	must(t, err)
+	pl := testpeer.PacketPayloads(pkts, func(k string) bool { return ours(k) && strings.HasSuffix(k, "pt 0") }, decrypt)
 	res := map[string]testpeer.Tone{}
 	for k, p := range pl {
 		res[k] = testpeer.G711Tone(p, false)
@@ -162,7 +160,7 @@ func TestSRTPWithBaresip(t *testing.T) {
 					t.Logf("phone's SIP trace:\n%s\nbob:\n%s", tail(a.SIPTrace()), tail(bob.Log()))
 				}
 			})
-			capt := testpeer.StartCapture(t, "lo", "udp")
+			capt := testpeer.CapturePackets(t, "lo")
 
 			var c1 Call
 			if tc.incoming {
@@ -207,12 +205,12 @@ func TestSRTPWithBaresip(t *testing.T) {
 			if tc.holdToo {
 				holdResumeThenConference(t, a, bob, carol)
 			}
-			capt.Stop()
+			pkts := capt.Stop()
 			if !dtls {
 				// What bob was sent after the hold/resume, by content.
 				ours := sdpPorts(a.SIPTrace())
 				heard := false
-				for k, tone := range sentToneSRTP(t, capt.Path, ours) {
+				for k, tone := range sentToneSRTP(t, pkts, ours) {
 					t.Logf("decrypted %s: %+v", k, tone)
 					heard = heard || (tone.RMS > 0.05 && tone.Hz > 990 && tone.Hz < 1010)
 				}
@@ -221,8 +219,7 @@ func TestSRTPWithBaresip(t *testing.T) {
 				}
 			}
 
-			streams, err := testpeer.JudgeRTP(capt.Path, testpeer.UlawOfTone(440))
-			must(t, err)
+			streams := testpeer.JudgePackets(pkts, testpeer.UlawOfTone(440))
 			// Only this test's calls: other packages' tests run beside it on
 			// the same loopback (clear PCMU of their own tones).
 			ours := sdpPorts(a.SIPTrace())

@@ -52,6 +52,7 @@ func CapturePackets(t testing.TB, iface string) *PacketCapture {
 	tv := syscall.NsecToTimeval(int64(100 * time.Millisecond))
 	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	c := &PacketCapture{fd: fd, done: make(chan struct{})}
+	loop := ifi.Flags&net.FlagLoopback != 0
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -67,7 +68,8 @@ func CapturePackets(t testing.TB, iface string) *PacketCapture {
 				continue // the timeout: look at done again
 			}
 			// On loopback each packet passes twice (out, then in): keep one.
-			if ll, ok := from.(*syscall.SockaddrLinklayer); ok && ll.Pkttype == syscall.PACKET_OUTGOING {
+			// Elsewhere (a veth) what we send is only seen going out.
+			if ll, ok := from.(*syscall.SockaddrLinklayer); ok && loop && ll.Pkttype == syscall.PACKET_OUTGOING {
 				continue
 			}
 			if p, ok := parseIPv4(buf[:n]); ok {
