@@ -19,7 +19,9 @@ import (
 // the phone only through the public Contact and the NAT binding the
 // keep-alives hold; without STUN, rport alone gets this far), the phone
 // calls carol out, and joins both: bob hears
-// carol's 1000 Hz and carol bob's 440 Hz, both through the NAT.
+// carol's 1000 Hz and carol bob's 440 Hz, both through the NAT. Then the
+// router's public address changes: the keep-alives' STUN notices, the new
+// Contact is registered and bob's next call gets through.
 func TestNATThroughRouter(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -41,7 +43,8 @@ func TestNATThroughRouter(t *testing.T) {
 				acc.StunServer = nat.OutsideIP + ":" + itoa(stunPort)
 			}
 			a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "0.0.0.0:0", AutoAnswer: true},
-				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudioCfg(t, audio.EngineConfig{BindIP: "0.0.0.0"}))
+				Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudioCfg(t, audio.EngineConfig{BindIP: "0.0.0.0"}),
+				func(c *Config) { c.KeepAliveUDP = 500 * time.Millisecond }) // STUN asks again with each keep-alive
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("phone's SIP trace:\n%s\nkamailio:\n%s", tail(a.SIPTrace()), tail(kam.Log()))
@@ -126,6 +129,27 @@ func TestNATThroughRouter(t *testing.T) {
 			if !offer || !answer {
 				t.Fatalf("kamailio logged no offer (%v) or answer (%v) of ours: %q", offer, answer, sdps)
 			}
+
+			// The router comes back with another public address: the next
+			// keep-alive's STUN answer names it, the phone registers it at
+			// once, and bob's next call reaches the phone through it.
+			nat.Renumber(t, "203.0.113.3")
+			if !testpeer.WaitFor(10*time.Second, func() bool {
+				for _, e := range strings.Split(kam.Log(), "seen ")[1:] {
+					if strings.HasPrefix(e, "REGISTER contact=<sip:sp") && strings.Contains(strings.SplitN(e, "\n", 2)[0], "@203.0.113.3:") {
+						return true
+					}
+				}
+				return false
+			}) {
+				t.Fatal("the new public address was not registered")
+			}
+			_, err = bob.Ctrl("dial", "sip:alice@"+kam.Addr())
+			must(t, err)
+			c3 := a.wait("bob's call after the new address", 15*time.Second, func(e Event) bool {
+				return e.Call.ID != "" && e.Call.ID != c1.ID && e.Call.ID != c2.ID && e.Call.State == StateActive
+			}).Call
+			must(t, a.Hangup(bg, c3.ID))
 		})
 	}
 }

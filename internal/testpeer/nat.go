@@ -134,3 +134,20 @@ func listeningIn(table, proto, ip string, port int) bool {
 	}
 	return false
 }
+
+// Renumber gives the router another public address, as a home router
+// gets after a reconnect: MASQUERADE forgets its mappings with the old
+// address (the kernel drops them when the address goes), so every flow
+// from the inside leaves from the new one.
+func (n *NAT) Renumber(t testing.TB, ip string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"ip", "-n", n.Router, "addr", "del", n.PublicIP + "/24", "dev", "r-out"},
+		{"ip", "-n", n.Router, "addr", "add", ip + "/24", "dev", "r-out"},
+	} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	n.PublicIP = ip
+}
