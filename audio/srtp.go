@@ -140,12 +140,15 @@ func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 }
 
 // srtcpOut and srtcpIn protect RTCP (RFC 3711 3.4) on the rtcpLoop and
-// rtcpRead goroutines. With DTLS-SRTP the RTCP port would need its own
-// handshake (RFC 5764 4.1, no rtcp-mux): its reports are left out.
+// rtcpRead goroutines. With DTLS-SRTP the keys come from the RTCP port's
+// own association (dtls.go); until it is up no RTCP goes out or is read,
+// and srtcpIn hands it the DTLS records that arrive there (RFC 7983 7).
 func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
-	if s.dtls.Load() != nil {
-		return nil, false
+	if d := s.dtls.Load(); d != nil {
+		if st = d.srtcp.Load(); st == nil {
+			return nil, false
+		}
 	}
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
@@ -156,8 +159,14 @@ func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 
 func (s *Session) srtcpIn(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
-	if s.dtls.Load() != nil {
-		return nil, false
+	if d := s.dtls.Load(); d != nil {
+		if len(pkt) > 0 && pkt[0] >= 20 && pkt[0] <= 63 {
+			d.ctrl.feed(pkt)
+			return nil, false
+		}
+		if st = d.srtcp.Load(); st == nil {
+			return nil, false
+		}
 	}
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
