@@ -177,6 +177,37 @@ func (e *Engine) audible() []*Session {
 	return out
 }
 
+// soleAudible reports one session the tab hears and how many there are,
+// without making a list (it runs for every packet).
+func (e *Engine) soleAudible() (*Session, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var one *Session
+	n := 0
+	for s := range e.sessions {
+		if s.receiving() {
+			one = s
+			n++
+		}
+	}
+	return one, n
+}
+
+// soleTalking is talking for the common case of one call, without a list.
+func (e *Engine) soleTalking() (*Session, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var one *Session
+	n := 0
+	for s := range e.sessions {
+		if s.talking() {
+			one = s
+			n++
+		}
+	}
+	return one, n
+}
+
 // talking lists the sessions the tab's microphone goes to (started, sendrecv).
 func (e *Engine) talking() []*Session {
 	e.mu.Lock()
