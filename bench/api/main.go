@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/bench/internal/rig"
 )
 
 func main() {
@@ -61,7 +61,7 @@ func main() {
 
 	self, err := os.Executable()
 	must(err)
-	fmt.Printf("machine: %d cores (%s), wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", numCPU(), cpuModel(), *conns, *secs)
+	fmt.Printf("machine: %s, wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", rig.Machine(), *conns, *secs)
 	for _, m := range []struct{ name, path, lua, body string }{
 		{"GET /calls", "/calls", "", "/calls"},
 		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100"},
@@ -113,44 +113,11 @@ func serveBare(arg string) {
 	must(app.Listen("127.0.0.1:"+arg[i+1:], fiber.ListenConfig{DisableStartupMessage: true}))
 }
 
-// wrk runs wrk and returns requests per second and the 99th percentile in ms.
+// wrk is rig.Wrk that stops the program on failure.
 func wrk(url, script string, conns, secs int) (float64, float64) {
-	args := []string{"-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--latency"}
-	if script != "" {
-		args = append(args, "-s", script)
-	}
-	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
-	if err != nil {
-		must(fmt.Errorf("wrk: %v\n%s", err, out))
-	}
-	var rps, p99 float64
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 2 && f[0] == "Requests/sec:":
-			fmt.Sscan(f[1], &rps)
-		case len(f) == 2 && f[0] == "99%":
-			p99 = durMS(f[1])
-		case len(f) > 0 && (f[0] == "Non-2xx" || f[0] == "Socket"):
-			fmt.Fprintf(os.Stderr, "wrk %s: %s\n", url, sc.Text())
-		}
-	}
+	rps, p99, err := rig.Wrk(url, script, conns, secs)
+	must(err)
 	return rps, p99
-}
-
-func durMS(s string) float64 {
-	for _, u := range []struct {
-		suf string
-		k   float64
-	}{{"us", 0.001}, {"ms", 1}, {"s", 1000}} {
-		if strings.HasSuffix(s, u.suf) {
-			var v float64
-			fmt.Sscan(strings.TrimSuffix(s, u.suf), &v)
-			return v * u.k
-		}
-	}
-	return 0
 }
 
 func run(bin string, args ...string) *exec.Cmd {

@@ -45,6 +45,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/softphone/softphone/bench/internal/rig"
 	"github.com/softphone/softphone/internal/testpeer"
 )
 
@@ -63,14 +64,14 @@ func main() {
 	tabOnly := flag.Bool("tab", false, "only the tab's figures (idle CPU with and without the page, click to microphone), no call measured")
 	flag.Var(&env, "env", "NAME=VALUE for the phone's environment, e.g. GOMAXPROCS=1 (repeatable; for experiments)")
 	flag.Parse()
-	tb := &runTB{}
-	defer tb.close()
+	tb := &rig.TB{}
+	defer tb.Close()
 
 	bin := build(tb, *prof, *keep)
 	kam := testpeer.Kamailio(tb)
 	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(),
 		Tone: 1000, AutoAnswer: true, Codecs: []string{strings.ToUpper(*codec) + "/8000/1"}})
-	bobPID, err := findProcess("baresip", "-f", bob.Dir)
+	bobPID, err := rig.FindProcess("baresip", "-f", bob.Dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func median(x []float64) float64 {
 }
 
 // build makes the binary as users get it (CGO off, as scripts/e2e.sh).
-func build(tb *runTB, prof string, keep bool) string {
+func build(tb *rig.TB, prof string, keep bool) string {
 	dir := tb.TempDir()
 	if keep && prof != "" {
 		dir = filepath.Dir(prof)
@@ -154,7 +155,7 @@ func init() {
 }
 `
 
-func pprofOverlay(tb *runTB) string {
+func pprofOverlay(tb *rig.TB) string {
 	dir := tb.TempDir()
 	src := filepath.Join(dir, "zz_callcpu_pprof.go")
 	abs, err := filepath.Abs(filepath.Join("cmd", "softphone", "zz_callcpu_pprof.go"))
@@ -180,7 +181,7 @@ type phone struct {
 
 // startPhone writes a home with alice's account at kamailio, the local API
 // on and only codec, and starts the binary in it.
-func startPhone(tb *runTB, bin string, kam *testpeer.Kam, codec string, withPprof bool, extra []string) *phone {
+func startPhone(tb *rig.TB, bin string, kam *testpeer.Kam, codec string, withPprof bool, extra []string) *phone {
 	home := tb.TempDir()
 	apiPort := testpeer.FreeTCPPort(tb)
 	settings := map[string]any{
