@@ -117,6 +117,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// they see every call from the first.
 	countSub := bus.Subscribe(1024, true)
 	sender.Consume(sender.Subscribe(bus))
+	memSub := bus.SubscribeOnly(64, true, callEvents)
 
 	url, err := webServer.Listen()
 	if err != nil {
@@ -143,6 +144,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
 	senders.Go(func() error { return transcripts.Serve(sctx) })
+	senders.Go(func() error { freeMemAfterCalls(sctx, memSub, nil); return nil })
 
 	// The first part to fail, or the signal, stops everything in order.
 	failed := make(chan error, 3)
@@ -161,6 +163,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	stopSenders()
 	errs = append(errs, senders.Wait())
 	countSub.Close()
+	memSub.Close()
 	return errors.Join(ignoreCanceled(errs)...)
 }
 
