@@ -164,18 +164,6 @@ func (e *Engine) remove(s *Session) {
 }
 
 // audible lists the sessions whose far end the tab hears now (started, and
-// the direction lets us receive).
-func (e *Engine) audible() []*Session {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []*Session
-	for s := range e.sessions {
-		if s.receiving() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // soleAudible reports one session the tab hears and how many there are,
 // without making a list (it runs for every packet).

@@ -46,7 +46,7 @@ func (s *Server) listCalls(c fiber.Ctx) error {
 	}
 	bp := callsBuf.Get().(*[]byte)
 	*bp = appendCalls((*bp)[:0], out)
-	c.Response().SetBody(*bp) // copies
+	c.Response().SetBody(*bp)                                                // copies
 	c.Response().Header.SetContentType(fiber.MIMEApplicationJSONCharsetUTF8) // as c.JSON
 	callsBuf.Put(bp)
 	return nil
