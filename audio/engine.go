@@ -163,10 +163,9 @@ func (e *Engine) remove(s *Session) {
 	e.mu.Unlock()
 }
 
-// audible lists the sessions whose far end the tab hears now (started, and
-
-// soleAudible reports one session the tab hears and how many there are,
-// without making a list (it runs for every packet).
+// soleAudible reports one session whose far end the tab hears now (started,
+// and the direction lets us receive) and how many there are, without making
+// a list (it runs for every packet).
 func (e *Engine) soleAudible() (*Session, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
