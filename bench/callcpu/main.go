@@ -25,6 +25,12 @@
 // its microphone is closed and no packet passes without a call), and the
 // time from clicks on the page's Call button to a live microphone and to
 // its audio at the phone; -tab prints only these.
+// After the calls (issue 20, -gap, on by default) one more call is placed
+// and the gaps between the phone's packets to the tab are read off
+// loopback with the kernel's time stamps, first quiet, then while wrk
+// loads GET /calls with -conns connections, each beside the gaps of
+// baresip's packets to the phone in the same stretch (the phone cannot
+// forward more steadily than it receives).
 // It prints figures; it asserts nothing about them.
 package main
 
