@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,20 +160,7 @@ func cpu(tb *rig.TB, pid int) time.Duration {
 }
 
 func fetchProfile(addr string, d time.Duration, path string) error {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return rig.FetchProfile(addr, fmt.Sprintf("profile?seconds=%d", int(d.Seconds())), path)
 }
 
 // clickToMic dials bob runs times with a click on the page's Call button

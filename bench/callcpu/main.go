@@ -130,59 +130,13 @@ func median(x []float64) float64 {
 	return s[len(s)/2]
 }
 
-// build makes the binary as users get it (CGO off, as scripts/e2e.sh).
+// build makes the phone's binary, in the profile's folder with -keep.
 func build(tb *rig.TB, prof string, keep bool) string {
 	dir := tb.TempDir()
 	if keep && prof != "" {
 		dir = filepath.Dir(prof)
 	}
-	bin := filepath.Join(dir, "softphone")
-	args := []string{"build", "-o", bin}
-	if prof != "" {
-		args = append(args, "-overlay", pprofOverlay(tb))
-	}
-	cmd := exec.Command("go", append(args, "./cmd/softphone")...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// pprofSource is added to the phone's main package for -pprof only (through
-// go build -overlay, so the tree is untouched): net/http/pprof on the
-// address in SOFTPHONE_PPROF.
-const pprofSource = `package main
-
-import (
-	"net/http"
-	_ "net/http/pprof"
-	"os"
-)
-
-func init() {
-	if a := os.Getenv("SOFTPHONE_PPROF"); a != "" {
-		go func() { _ = http.ListenAndServe(a, nil) }()
-	}
-}
-`
-
-func pprofOverlay(tb *rig.TB) string {
-	dir := tb.TempDir()
-	src := filepath.Join(dir, "zz_callcpu_pprof.go")
-	abs, err := filepath.Abs(filepath.Join("cmd", "softphone", "zz_callcpu_pprof.go"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{abs: src}})
-	if err := os.WriteFile(src, []byte(pprofSource), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	path := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(path, ov, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return rig.BuildPhone(tb, dir, prof != "")
 }
 
 type phone struct {

@@ -33,18 +33,14 @@ import (
 func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (and its heap after them at .heap; the binary at .bin)")
 	flag.Parse()
 	tb := &rig.TB{}
 	defer tb.Close()
 	fmt.Printf("machine: %s\n", rig.Machine())
 
 	dir := tb.TempDir()
-	bin := filepath.Join(dir, "softphone")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/softphone")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := rig.BuildPhone(tb, dir, *prof != "")
 	// The anchor: baresip registered nowhere, idle.
 	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob"})
 	bobPID, err := rig.FindProcess("baresip", "-f", bob.Dir)
@@ -70,6 +66,11 @@ func main() {
 	}
 	cmd := exec.Command(bin, "--home", home, "--no-browser", "--log-level", "error")
 	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	pprofAddr := ""
+	if *prof != "" {
+		pprofAddr = fmt.Sprintf("127.0.0.1:%d", freeTCP(tb))
+		cmd.Env = append(cmd.Env, "SOFTPHONE_PPROF="+pprofAddr)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -105,6 +106,11 @@ func main() {
 		oneCall(tb, conn, dst, me, -1-i)
 	}
 	time.Sleep(time.Second)
+	profDone := make(chan error, 1)
+	if *prof != "" {
+		secs := max(1, *calls / *rate)
+		go func() { profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", secs), *prof) }()
+	}
 	c0, w0 := cpu(tb, pid), time.Now()
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	var worst time.Duration
@@ -118,6 +124,17 @@ func main() {
 	c1, wall := cpu(tb, pid), time.Since(w0)
 	fmt.Printf("%d incoming calls at %.1f/s (INVITE, 200 auto-answer, ACK, BYE): phone CPU %.2f ms per call (%.1f%% of a core), slowest call %v   target <= 1.5 ms per call\n",
 		*calls, float64(*calls)/wall.Seconds(), (c1-c0).Seconds()*1000/float64(*calls), 100*(c1-c0).Seconds()/wall.Seconds(), worst.Round(time.Microsecond))
+	if *prof != "" {
+		if err := <-profDone; err != nil {
+			tb.Fatal(err)
+		}
+		if err := rig.FetchProfile(pprofAddr, "heap?gc=1", *prof+".heap"); err != nil {
+			tb.Fatal(err)
+		}
+		if b, err := os.ReadFile(bin); err == nil {
+			_ = os.WriteFile(*prof+".bin", b, 0o755)
+		}
+	}
 	after := rss(tb, pid)
 	time.Sleep(5 * time.Second)
 	settled := rss(tb, pid)
@@ -227,6 +244,15 @@ func header(msg, name string) string {
 func listening(port int) bool {
 	b, _ := os.ReadFile("/proc/net/udp")
 	return strings.Contains(string(b), fmt.Sprintf(" 0100007F:%04X ", port))
+}
+
+func freeTCP(tb *rig.TB) int {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 func freeUDP(tb *rig.TB) int {
