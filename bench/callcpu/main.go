@@ -70,6 +70,7 @@ func main() {
 	tabOnly := flag.Bool("tab", false, "only the tab's figures (idle CPU with and without the page, click to microphone), no call measured")
 	gap := flag.Bool("gap", true, "also measure the gaps between packets to the tab, quiet and while wrk loads GET /calls")
 	conns := flag.Int("conns", 64, "wrk connections for -gap")
+	logTo := flag.String("log", "", "also write the phone's log (stderr) to this file")
 	flag.Var(&env, "env", "NAME=VALUE for the phone's environment, e.g. GOMAXPROCS=1 (repeatable; for experiments)")
 	flag.Parse()
 	tb := &rig.TB{}
@@ -84,7 +85,7 @@ func main() {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ph := startPhone(tb, bin, kam, *codec, *prof != "", env)
+	ph := startPhone(tb, bin, kam, *codec, *prof != "", env, *logTo)
 
 	// Issue 13: the same phone with no page, then with its page open, no
 	// call either time (target: the page adds nothing: the microphone is
@@ -147,7 +148,7 @@ type phone struct {
 
 // startPhone writes a home with alice's account at kamailio, the local API
 // on and only codec, and starts the binary in it.
-func startPhone(tb *rig.TB, bin string, kam *testpeer.Kam, codec string, withPprof bool, extra []string) *phone {
+func startPhone(tb *rig.TB, bin string, kam *testpeer.Kam, codec string, withPprof bool, extra []string, logTo string) *phone {
 	home := tb.TempDir()
 	apiPort := testpeer.FreeTCPPort(tb)
 	settings := map[string]any{
@@ -182,6 +183,14 @@ func startPhone(tb *rig.TB, bin string, kam *testpeer.Kam, codec string, withPpr
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	if logTo != "" {
+		f, err := os.Create(logTo)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { _ = f.Close() })
+		cmd.Stderr = io.MultiWriter(&stderr, f)
+	}
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
