@@ -34,6 +34,7 @@ func main() {
 	secs := flag.Int("secs", 5, "seconds per wrk run")
 	rows := flag.Int("rows", 100_000, "history rows")
 	bare := flag.String("bare", "", "internal: serve the body in this file as a bare fiber server")
+	prof := flag.String("pprof", "", "save CPU profiles of the phone under the first softphone run of each path here (PATH.calls, PATH.history; the binary at PATH.bin)")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -42,19 +43,17 @@ func main() {
 	dir, err := os.MkdirTemp("", "softphone-api-bench-")
 	must(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "softphone")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/softphone").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	tb := &rig.TB{}
+	defer tb.Close()
+	bin := rig.BuildPhone(tb, dir, *prof != "")
 	home := filepath.Join(dir, "home")
 	must(fillHistory(filepath.Join(home, "softphone.db"), *rows))
 	port := freeTCP()
 	st := map[string]any{"api": map[string]any{"enabled": true, "port": port}, "integration": map[string]any{"enabled": true}}
 	b, _ := json.Marshal(st)
 	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
-	phone := run(bin, "--home", home, "--no-browser", "--log-level", "error")
+	pprofAddr := fmt.Sprintf("127.0.0.1:%d", freeTCP())
+	phone := runEnv(bin, []string{"SOFTPHONE_PPROF=" + pprofAddr}, "--home", home, "--no-browser", "--log-level", "error")
 	defer stop(phone)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitOK(base + "/calls")
@@ -62,9 +61,9 @@ func main() {
 	self, err := os.Executable()
 	must(err)
 	fmt.Printf("machine: %s, wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", rig.Machine(), *conns, *secs)
-	for _, m := range []struct{ name, path, lua, body string }{
-		{"GET /calls", "/calls", "", "/calls"},
-		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100"},
+	for _, m := range []struct{ name, path, lua, body, prof string }{
+		{"GET /calls", "/calls", "", "/calls", ".calls"},
+		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100", ".history"},
 	} {
 		body := get(base + m.body)
 		f := filepath.Join(dir, "body")
@@ -79,13 +78,27 @@ func main() {
 			must(os.WriteFile(script, []byte(m.lua), 0o600))
 		}
 		// Alternating runs, so load from elsewhere falls on both alike.
-		for range 2 {
+		for i := range 2 {
+			profDone := make(chan error, 1)
 			br, bp99 := wrk(bbase+m.path, script, *conns, *secs)
+			if *prof != "" && i == 0 {
+				go func() {
+					profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", max(1, *secs-1)), *prof+m.prof)
+				}()
+			} else {
+				profDone <- nil
+			}
 			pr, pp99 := wrk(base+m.path, script, *conns, *secs)
+			must(<-profDone)
 			fmt.Printf("%-27s softphone %7.0f req/s p99 %6.2f ms | bare fiber %7.0f req/s p99 %6.2f ms | ratio %.2f, p99 x%.1f\n",
 				m.name, pr, pp99, br, bp99, pr/br, pp99/bp99)
 		}
 		stop(bs)
+	}
+	if *prof != "" {
+		b, err := os.ReadFile(bin)
+		must(err)
+		must(os.WriteFile(*prof+".bin", b, 0o755))
 	}
 }
 
@@ -120,9 +133,11 @@ func wrk(url, script string, conns, secs int) (float64, float64) {
 	return rps, p99
 }
 
-func run(bin string, args ...string) *exec.Cmd {
+func run(bin string, args ...string) *exec.Cmd { return runEnv(bin, nil, args...) }
+
+func runEnv(bin string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	cmd.Env = append(append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent"), env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	must(cmd.Start())
 	return cmd
