@@ -205,8 +205,12 @@ func (f *fastPath) receive(b []byte, from netip.AddrPort) bool {
 		nr := from // a copy, so only a move allocates
 		f.remote.Store(&nr)
 	}
+	payload := plain[f.rxHdr.MarshalSize():]
+	if f.rxHdr.Padding && len(payload) > 0 { // RFC 3550 5.1: the last octet counts the padding
+		payload = payload[:max(0, len(payload)-int(payload[len(payload)-1]))]
+	}
 	f.t.b.fastIn.Add(1)
-	f.mic.packet(&f.rxHdr, plain[f.rxHdr.MarshalSize():])
+	f.mic.packet(&f.rxHdr, payload)
 	return true
 }
 
