@@ -3,6 +3,7 @@ package audio
 import (
 	"fmt"
 
+	"github.com/pion/rtp"
 	"github.com/pion/srtp/v3"
 )
 
@@ -51,7 +52,8 @@ type srtpState struct {
 	keys            SRTPKeys
 	rtpOut, rtpIn   *srtp.Context
 	rtcpOut, rtcpIn *srtp.Context
-	outBuf, inBuf   []byte // encrypt and decrypt scratch of the RTP paths
+	outBuf, inBuf   []byte     // encrypt and decrypt scratch of the RTP paths
+	outHdr, inHdr   rtp.Header // their header scratch (nil would allocate one per packet)
 }
 
 func newSRTPState(k SRTPKeys) (*srtpState, error) {
@@ -119,7 +121,7 @@ func (s *Session) srtpIn(pkt []byte) (out []byte, ok bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, nil)
+	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, &st.inHdr)
 	if err != nil {
 		return nil, false
 	}
@@ -132,7 +134,7 @@ func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	enc, err := st.rtpOut.EncryptRTP(st.outBuf[:0], pkt, nil)
+	enc, err := st.rtpOut.EncryptRTP(st.outBuf[:0], pkt, &st.outHdr)
 	if err != nil {
 		return nil, false
 	}
