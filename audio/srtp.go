@@ -110,6 +110,12 @@ func (s *Session) SetSRTP(k *SRTPKeys) error {
 	return nil
 }
 
+// WaitForSRTP makes the session send and play nothing clear from now on,
+// until keys come (SetSRTP, a DTLS handshake): call it before Start when
+// the call will be DTLS-SRTP, so no packet leaves in clear between Start
+// and StartDTLS.
+func (s *Session) WaitForSRTP() { s.srtpWanted.Store(true) }
+
 // Encrypted reports whether the session's media is SRTP.
 func (s *Session) Encrypted() bool { return s.srtp.Load() != nil }
 

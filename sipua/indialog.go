@@ -184,6 +184,7 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	if err := c.setKeys(n.keys); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
+	c.holdForDTLS() // nothing clear before the handshake starts (media_dtls.go)
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}

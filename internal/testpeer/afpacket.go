@@ -49,6 +49,11 @@ func CapturePackets(t testing.TB, iface string) *PacketCapture {
 		syscall.Close(fd)
 		t.Fatal(err)
 	}
+	// A big buffer: under load (the whole suite, -race) the reader falls
+	// behind and a full buffer drops packets.
+	if syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUFFORCE, 32<<20) != nil {
+		_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, 32<<20)
+	}
 	tv := syscall.NsecToTimeval(int64(100 * time.Millisecond))
 	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	c := &PacketCapture{fd: fd, done: make(chan struct{})}
