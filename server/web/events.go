@@ -66,6 +66,7 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 	}{
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
+		{"regstates", regStatesFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},
 		{"disk", diskFragment(s)},

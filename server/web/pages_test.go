@@ -154,7 +154,7 @@ func TestSettingsUpdateTakesEffectAtOnce(t *testing.T) {
 	}
 	// The registration test shows the PBX's answer.
 	_, body = r.form("/settings/accounts", url.Values{"do": {"test"}, "id": {accs[0].ID}, "username": {"bob"}, "domain": {"pbx.test"}, "transport": {"udp"}})
-	if !strings.Contains(body, "<output>200 OK</output>") {
+	if !strings.Contains(body, "<output>The PBX accepts this account and password (200 OK)</output>") {
 		t.Fatal("no registration answer")
 	}
 	// A missing user name is an error next to the field.

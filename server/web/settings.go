@@ -43,7 +43,7 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 			st.Accounts[i].PasswordSaved = sec.Has("account:" + st.Accounts[i].ID)
 		}
 	}
-	d := views.SettingsData{S: st, Errors: views.Errors{}}
+	d := views.SettingsData{S: st, Errors: views.Errors{}, RegStates: s.regStateMap()}
 	if s.cfg.Secrets != nil {
 		d.Fallback = s.cfg.Secrets.Fallback()
 	}

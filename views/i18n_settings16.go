@@ -1,0 +1,47 @@
+package views
+
+func init() {
+	for k, v := range enSettings16 {
+		en[k] = v
+	}
+	for k, v := range deSettings16 {
+		de[k] = v
+	}
+}
+
+// enSettings16 and deSettings16 are the texts of the registration state on
+// the Settings page, the registration test, the welcome card and the
+// recording pages (issue 16 items 6-8).
+var enSettings16 = map[string]string{
+	"regcause.401":      "wrong password",
+	"regcause.403":      "the PBX refuses this account",
+	"regcause.404":      "no such user at the PBX",
+	"regcause.423":      "the PBX wants a longer registration interval",
+	"regcause.503":      "the PBX is not available",
+	"regcause.5xx":      "the PBX has a fault",
+	"regcause.timeout":  "no answer from the PBX",
+	"regcause.network":  "network unreachable",
+	"regtest.running":   "Asking the PBX… (up to 20 s)",
+	"regtest.noanswer":  "no answer from the PBX within 20 s",
+	"regtest.ok":        "The PBX accepts this account and password",
+	"regtest.answered":  "The PBX answered: %s",
+	"regtest.network":   "The PBX cannot be reached: %s",
+	"settings.regstate": "Registration",
+}
+
+var deSettings16 = map[string]string{
+	"regcause.401":      "falsches Passwort",
+	"regcause.403":      "die Telefonanlage weist dieses Konto ab",
+	"regcause.404":      "Benutzer bei der Telefonanlage unbekannt",
+	"regcause.423":      "die Telefonanlage verlangt ein längeres Anmeldeintervall",
+	"regcause.503":      "die Telefonanlage ist nicht verfügbar",
+	"regcause.5xx":      "Störung bei der Telefonanlage",
+	"regcause.timeout":  "keine Antwort der Telefonanlage",
+	"regcause.network":  "Netzwerk nicht erreichbar",
+	"regtest.running":   "Frage die Telefonanlage… (bis zu 20 s)",
+	"regtest.noanswer":  "keine Antwort der Telefonanlage innerhalb von 20 s",
+	"regtest.ok":        "Die Telefonanlage nimmt dieses Konto und Passwort an",
+	"regtest.answered":  "Die Telefonanlage antwortete: %s",
+	"regtest.network":   "Die Telefonanlage ist nicht erreichbar: %s",
+	"settings.regstate": "Anmeldung",
+}
