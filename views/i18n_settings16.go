@@ -45,3 +45,32 @@ var deSettings16 = map[string]string{
 	"regtest.network":   "Die Telefonanlage ist nicht erreichbar: %s",
 	"settings.regstate": "Anmeldung",
 }
+
+func init() {
+	for k, v := range map[string]string{
+		"welcome.title":       "Welcome: set up your phone line",
+		"welcome.intro":       "Enter what your PBX or provider gave you. The phone tries it at once and then shows the dial pad.",
+		"welcome.server":      "Server",
+		"welcome.server.hint": "The PBX's name or address, e.g. pbx.example.com",
+		"welcome.user":        "User",
+		"welcome.more":        "More",
+		"welcome.connect":     "Connect",
+		"welcome.skip":        "Not now: show the dial pad",
+		"welcome.saved":       "Connected: your line is set up.",
+	} {
+		en[k] = v
+	}
+	for k, v := range map[string]string{
+		"welcome.title":       "Willkommen: Telefonleitung einrichten",
+		"welcome.intro":       "Geben Sie ein, was Ihre Telefonanlage oder Ihr Anbieter Ihnen gegeben hat. Das Telefon probiert es sofort aus und zeigt dann die Wähltasten.",
+		"welcome.server":      "Server",
+		"welcome.server.hint": "Name oder Adresse der Telefonanlage, z. B. pbx.example.com",
+		"welcome.user":        "Benutzer",
+		"welcome.more":        "Mehr",
+		"welcome.connect":     "Verbinden",
+		"welcome.skip":        "Jetzt nicht: Wähltasten zeigen",
+		"welcome.saved":       "Verbunden: Ihre Leitung ist eingerichtet.",
+	} {
+		de[k] = v
+	}
+}

@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	a.Get("/dial", s.dialLink)
 	a.Post("/origins/answer", s.answerOrigin)
 	a.Post("/calls", s.dial)
+	a.Post("/welcome", s.welcome)
 	a.Post("/calls/conference", s.conference)
 	a.Post("/calls/:id/:action", s.callAction)
 	a.Post("/accounts/:id/select", s.selectAccount)
