@@ -74,3 +74,29 @@ func init() {
 		de[k] = v
 	}
 }
+
+// The recording pages (/ui) in the phone's language.
+func init() {
+	for k, v := range map[string]string{
+		"rec.none": "No recordings yet.", "rec.col.when": "When", "rec.col.direction": "Direction", "rec.col.number": "Number",
+		"rec.col.name": "Name", "rec.col.duration": "Duration", "rec.col.outcome": "Outcome", "rec.col.taxonomy": "Taxonomy",
+		"rec.col.flags": "Red flags", "rec.dir.in": "Incoming", "rec.dir.out": "Outgoing", "rec.speaker.local": "Me",
+		"rec.speaker.remote": "Other party", "rec.unknown": "unknown party", "rec.heading": "Call with %s, %s",
+		"rec.crumbs": "Where you are", "rec.all": "All recordings", "rec.history": "The call's history entry",
+		"rec.player": "Recording", "rec.transcript": "Transcript", "rec.tr.running": "The transcript is being made.",
+		"rec.tr.failed": "The transcript could not be made.", "rec.tr.none": "No transcript.",
+	} {
+		en[k] = v
+	}
+	for k, v := range map[string]string{
+		"rec.none": "Noch keine Aufnahmen.", "rec.col.when": "Wann", "rec.col.direction": "Richtung", "rec.col.number": "Nummer",
+		"rec.col.name": "Name", "rec.col.duration": "Dauer", "rec.col.outcome": "Ausgang", "rec.col.taxonomy": "Einordnung",
+		"rec.col.flags": "Warnzeichen", "rec.dir.in": "Eingehend", "rec.dir.out": "Ausgehend", "rec.speaker.local": "Ich",
+		"rec.speaker.remote": "Gegenüber", "rec.unknown": "unbekannter Teilnehmer", "rec.heading": "Gespräch mit %s, %s",
+		"rec.crumbs": "Wo Sie sind", "rec.all": "Alle Aufnahmen", "rec.history": "Der Verlaufseintrag des Gesprächs",
+		"rec.player": "Aufnahme", "rec.transcript": "Abschrift", "rec.tr.running": "Die Abschrift wird erstellt.",
+		"rec.tr.failed": "Die Abschrift konnte nicht erstellt werden.", "rec.tr.none": "Keine Abschrift.",
+	} {
+		de[k] = v
+	}
+}
