@@ -66,5 +66,6 @@ func (s *Server) welcome(c fiber.Ctx) error {
 
 func (s *Server) renderWelcome(c fiber.Ctx, w views.WelcomeData, status int) error {
 	c.Status(status)
+	views.LocalErrors(s.lang(), w.Errors)
 	return s.render(c, views.WelcomePage(s.fullPage(c, "phone"), w))
 }

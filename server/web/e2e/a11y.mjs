@@ -148,12 +148,21 @@ try {
 
   // 3. One call to bob, recorded; its page is scanned while it is up.
   await look('light', 'en');
+  // A contact, so the lists have rows (and Delete buttons) to scan.
+  await open(at('/contacts'));
+  await page.fill('#f-name', 'Bob Builder');
+  await page.fill('#f-number', 'bob');
+  await page.click('#contact-form button[type=submit]');
+  await page.waitForSelector('#contact-list >> text=Bob Builder', { timeout: 10000 }).catch(() => {});
+  check('contact added', (await page.textContent('#contact-list'))?.includes('Bob Builder'));
   await open(at('/'));
+  await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 }).catch(() => {});
   await page.fill('#number', 'bob');
   await page.click('#dial-form button[type=submit]');
   await page.waitForSelector('#calls [data-state="active"]', { timeout: 20000 }).catch(() => {});
   const inCall = await page.isVisible('#calls [data-state="active"]');
-  check('call to bob connected', inCall);
+  check('call to bob connected', inCall, await page.evaluate(() => (document.querySelector('#flash')?.textContent ?? '') + ' | ' + (document.querySelector('#calls')?.textContent ?? '')));
+  if (!inCall) await page.screenshot({ path: join(out, 'call-failed.png'), fullPage: true });
   if (inCall) {
     for (let i = 0; i < 50; i++) { // bob's tone reaches the tab: the recording has sound
       if (await page.evaluate(() => Number(document.querySelector('#level-speaker')?.value ?? 0)) >= 0.05) break;
