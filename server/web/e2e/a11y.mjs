@@ -17,7 +17,11 @@
 //      API's index, the phone page during a call) in light/dark x
 //      English/German: axe-core (pinned in package.json) with its default
 //      rules, zero violations allowed; a full-page screenshot of each at 360
-//      and 1280 px lands in <artefact folder>/a11y/.
+//      and 1280 px lands in <artefact folder>/a11y/;
+//   5. Settings: the state beside the account follows a password change
+//      live (wrong: refused with the PBX's cause in words; right: registered);
+//   6. Test registration against a UDP socket that never answers: progress,
+//      then "no answer from the PBX within 20 s" (in German).
 // Prints "a11y: N passed, N failed" and exits non-zero on a failure.
 import { chromium } from 'playwright-core';
 import { createRequire } from 'node:module';
@@ -26,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { kamailio, startPhone, stopPhone, freePort } from './peers.mjs';
 import { baresip } from './tones.mjs';
+import { createSocket } from 'node:dgram';
 
 const [binary, outArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!binary) {
@@ -92,6 +97,8 @@ try {
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  // Refused forms (422) are on purpose; Chromium logs them as errors.
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of (400|422)/.test(m.text())) errors.push(m.text()); });
   await page.goto(url);
 
   // look sets theme and language as a person does, in the Settings page's
@@ -197,6 +204,43 @@ try {
     const h1 = (await page.textContent('h1'))?.trim() ?? '';
     check('the recording page\'s heading names the party and the time', /bob/i.test(h1) && /\d{1,2}:\d{2}/.test(h1), h1);
   }
+
+  // 5. Settings (German, the last look): the state beside the account
+  // follows a password change without a reload (the line registers again at
+  // once: kamailio refuses the wrong password, takes the right one).
+  await open(at('/settings'));
+  const acct = ((await page.getAttribute('#sec-accounts .regstate', 'id')) ?? '').replace('regstate-', '');
+  await open(at('/settings?account=' + acct));
+  await page.evaluate(() => { window.__noReload = true; });
+  const stateIs = (st) => page.waitForFunction((w) => document.querySelector('#sec-accounts .regstate')?.dataset.state === w, st, { timeout: 15000 }).then(() => true, () => false);
+  await page.fill('#f-password', 'wrong');
+  await page.click('#sec-accounts button[value=save]');
+  const refused = await stateIs('failed');
+  const words = (await page.textContent('#sec-accounts .regstate'))?.trim() ?? '';
+  check('settings: a wrong new password is refused at once, in words', refused && words.includes('401 Unauthorized: falsches Passwort'), words);
+  await page.screenshot({ path: join(out, 'settings-refused-dark-de-1280.png') });
+  await page.fill('#f-password', 'alicepw');
+  await page.click('#sec-accounts button[value=save]');
+  check('settings: the right password registers again at once', await stateIs('registered'),
+    (await page.textContent('#sec-accounts .regstate'))?.trim());
+  check('settings: the state changed without a reload', await page.evaluate(() => window.__noReload === true));
+
+  // 6. Test registration against a PBX that never answers: progress while
+  // it waits, then the words for silence.
+  const silent = createSocket('udp4');
+  await new Promise((r) => silent.bind(0, '127.0.0.1', r));
+  try {
+    await open(at('/settings?account=' + acct));
+    await page.fill('#f-port', String(silent.address().port));
+    await page.fill('#f-outbound_proxy', '');
+    await page.click('#regtest-button');
+    check('test registration shows progress', await page.waitForSelector('#regtest-running', { state: 'visible', timeout: 5000 }).then(() => true, () => false));
+    await page.screenshot({ path: join(out, 'regtest-running-dark-de-1280.png') });
+    await page.waitForSelector('#regtest', { timeout: 30000 }).catch(() => {});
+    const said = (await page.textContent('#regtest').catch(() => ''))?.trim() ?? '';
+    check('test registration: no answer within 20 s, in words', said === 'keine Antwort der Telefonanlage innerhalb von 20 s', said);
+  } finally { silent.close(); }
+
   check('no script errors', errors.length === 0, errors.join(' | '));
 } catch (e) {
   check('run', false, String(e?.stack ?? e));
