@@ -61,7 +61,50 @@ func StoreMsg(l L, msg string) string {
 			return prefix + m.re.ReplaceAllString(msg, m.de)
 		}
 	}
+	for _, p := range phrasesDE {
+		msg = strings.ReplaceAll(msg, p[0], p[1])
+	}
 	return prefix + msg
+}
+
+// phrasesDE are the phone's error sentences (sipua, store, webhook, web),
+// English in logs and the API, German on a German page; a wrapped error
+// ("hold: not possible in the call's state") gets each known part.
+var phrasesDE = [][2]string{
+	{"no call with that id", "kein Gespräch mit dieser Kennung"},
+	{"a call needs a number", "ein Anruf braucht eine Nummer"},
+	{"no digits to send", "keine Ziffern zum Senden"},
+	{"a transfer needs a target", "eine Weitervermittlung braucht ein Ziel"},
+	{"the account this call is on is no longer set up", "das Konto dieses Gesprächs ist nicht mehr eingerichtet"},
+	{"no account to call from", "kein Konto zum Anrufen"},
+	{"not a DTMF digit", "keine Wähltaste"},
+	{"not possible in the call's state", "im Zustand des Gesprächs nicht möglich"},
+	{"transfer failed", "Weitervermittlung fehlgeschlagen"},
+	{"registration failed", "Anmeldung fehlgeschlagen"},
+	{"phone is not running", "das Telefon läuft nicht"},
+	{"no SIP listener for the account's transport", "kein SIP-Empfang für das Transportprotokoll des Kontos"},
+	{"the contact's line is not ringing", "bei diesem Kontakt klingelt es nicht"},
+	{"the account has no voicemail number", "das Konto hat keine Mailbox-Nummer"},
+	{"a sips: address needs an account with transport tls", "eine sips:-Adresse braucht ein Konto mit Transport tls"},
+	{"the call in progress could not be put on hold", "das laufende Gespräch konnte nicht gehalten werden"},
+	{"the number has characters a phone number cannot have", "die Nummer enthält Zeichen, die eine Telefonnummer nicht haben kann"},
+	{"unknown or retired taxonomy code", "unbekannter oder stillgelegter Code"},
+	{"already exists", "gibt es schon"},
+	{"invalid value", "ungültiger Wert"},
+	{"not found", "nicht gefunden"},
+	{"keyring did not answer within 3 s", "der Schlüsselbund antwortete nicht innerhalb von 3 s"},
+	{"no webhook address is configured", "keine Webhook-Adresse eingestellt"},
+	{"the webhook address is not a valid http or https URL", "die Webhook-Adresse ist keine gültige http- oder https-Adresse"},
+	{"webhooks are switched off", "Webhooks sind ausgeschaltet"},
+	{"webhooks are not available", "Webhooks sind nicht verfügbar"},
+	{"webhook queue is full", "die Webhook-Warteschlange ist voll"},
+	{"webhook not delivered", "Webhook nicht zugestellt"},
+	{"must be light, dark or system", "muss hell, dunkel oder System sein"},
+	{"must be 0-100", "muss zwischen 0 und 100 liegen"},
+	{"unknown setting", "unbekannte Einstellung"},
+	{"bad request", "ungültige Anfrage"},
+	{"no such action", "unbekannte Aktion"},
+	{"bad settings", "ungültige Einstellungen"},
 }
 
 // LocalErrors puts every message of errs into the page's language.

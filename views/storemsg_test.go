@@ -54,4 +54,7 @@ func TestStoreMsgGerman(t *testing.T) {
 	if got := StoreMsg("de", "must be 1-65535, got 70000"); got != "muss zwischen 1 und 65535 liegen, nicht 70000" {
 		t.Fatal(got)
 	}
+	if got := StoreMsg("de", "hold: not possible in the call's state"); got != "hold: im Zustand des Gesprächs nicht möglich" {
+		t.Fatal(got)
+	}
 }

@@ -67,6 +67,7 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 
 func (s *Server) renderSettings(c fiber.Ctx, d views.SettingsData, status int) error {
 	views.LocalErrors(s.lang(), d.Errors)
+	d.WebhookTestErr = views.StoreMsg(s.lang(), d.WebhookTestErr)
 	return s.render(c.Status(status), views.SettingsPage(s.fullPage(c, "settings"), d))
 }
 

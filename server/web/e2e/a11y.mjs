@@ -219,6 +219,10 @@ try {
   const words = (await page.textContent('#sec-accounts .regstate'))?.trim() ?? '';
   check('settings: a wrong new password is refused at once, in words', refused && words.includes('401 Unauthorized: falsches Passwort'), words);
   await page.screenshot({ path: join(out, 'settings-refused-dark-de-1280.png') });
+  // After a save the form is "Add account" again: edit the account anew (a
+  // link within the page, still no reload).
+  await page.click(`#sec-accounts a[href^="/settings?account=${acct}"]`);
+  await page.waitForFunction((id) => document.querySelector('#sec-accounts input[name=id]')?.value === id, acct, { timeout: 10000 }).catch(() => {});
   await page.fill('#f-password', 'alicepw');
   await page.click('#sec-accounts button[value=save]');
   check('settings: the right password registers again at once', await stateIs('registered'),
