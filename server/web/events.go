@@ -66,12 +66,14 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 	}{
 		{"calls", callsFragment(l, s.callViews())},
 		{"accounts", accountsFragment(l, s.accountViews())},
-		{"regstates", regStatesFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},
 		{"disk", diskFragment(s)},
 	}
 	parts = append(parts, s.officeParts(l)...)
+	for _, r := range s.regStateParts(l) {
+		parts = append(parts, r) // namedPart: the same struct
+	}
 	for _, p := range parts {
 		var buf bytes.Buffer
 		if err := p.comp.Render(context.Background(), &buf); err != nil {

@@ -26,10 +26,23 @@ func (s *Server) reregister(id string) {
 	}
 }
 
-// regStatesFragment is the "regstates" event: the Settings page's
-// registration state of every account, swapped in by id.
-func regStatesFragment(l views.L, a []views.AccountView) templ.Component {
-	return views.RegStates(l, a)
+// regStateParts are the "regstate-<account id>" events: each account's
+// registration state as the Settings page shows it beside the account.
+func (s *Server) regStateParts(l views.L) []namedPart {
+	var out []namedPart
+	for _, a := range s.accountViews() {
+		if !a.Enabled {
+			a.State, a.Cause = "disabled", ""
+		}
+		out = append(out, namedPart{"regstate-" + a.ID, views.RegStateInner(l, a)})
+	}
+	return out
+}
+
+// namedPart is one event of the live stream: its name and its HTML.
+type namedPart struct {
+	name string
+	comp templ.Component
 }
 
 // regStateMap is accountViews by account id, for the Settings page's first paint.

@@ -209,7 +209,7 @@ try {
   // follows a password change without a reload (the line registers again at
   // once: kamailio refuses the wrong password, takes the right one).
   await open(at('/settings'));
-  const acct = ((await page.getAttribute('#sec-accounts .regstate', 'id')) ?? '').replace('regstate-', '');
+  const acct = ((await page.getAttribute('#sec-accounts .regstate-slot', 'id')) ?? '').replace('regstate-', '');
   await open(at('/settings?account=' + acct));
   await page.evaluate(() => { window.__noReload = true; });
   const stateIs = (st) => page.waitForFunction((w) => document.querySelector('#sec-accounts .regstate')?.dataset.state === w, st, { timeout: 15000 }).then(() => true, () => false);
