@@ -26,23 +26,16 @@ func (s *Server) reregister(id string) {
 	}
 }
 
-// regStateParts are the "regstate-<account id>" events: each account's
-// registration state as the Settings page shows it beside the account.
-func (s *Server) regStateParts(l views.L) []namedPart {
-	var out []namedPart
-	for _, a := range s.accountViews() {
-		if !a.Enabled {
-			a.State, a.Cause = "disabled", ""
+// regStatesPart is the "regstates" event: every account's registration
+// state as the Settings page shows it beside the account.
+func (s *Server) regStatesPart(l views.L) templ.Component {
+	list := s.accountViews()
+	for i := range list {
+		if !list[i].Enabled {
+			list[i].State, list[i].Cause = "disabled", ""
 		}
-		out = append(out, namedPart{"regstate-" + a.ID, views.RegStateInner(l, a)})
 	}
-	return out
-}
-
-// namedPart is one event of the live stream: its name and its HTML.
-type namedPart struct {
-	name string
-	comp templ.Component
+	return views.RegStates(l, list)
 }
 
 // regStateMap is accountViews by account id, for the Settings page's first paint.
