@@ -236,12 +236,14 @@ try {
   const edited = await setPassword('wrong');
   const refused = await stateIs('failed');
   const words = await stateNow();
-  check('settings: a wrong new password is refused at once, in words', edited && refused && words.includes('401 Unauthorized: falsches Passwort'), words);
+  // What the phone itself says (GET /accounts), to tell the page from the line.
+  const phoneSays = () => fetch(api('/accounts')).then((r) => r.json()).then((l) => l.map((a) => a.state + ' ' + a.cause).join('; '), (e) => String(e));
+  check('settings: a wrong new password is refused at once, in words', edited && refused && words.includes('401 Unauthorized: falsches Passwort'), `${words} (edited ${edited}; phone: ${await phoneSays()})`);
   check('settings: the state changed without a reload', await page.evaluate(() => window.__noReload === true));
   await page.screenshot({ path: join(out, 'settings-refused-dark-de-1280.png') });
   await setPassword('alicepw');
   const back = await stateIs('registered');
-  check('settings: the right password registers again at once', back, await stateNow());
+  check('settings: the right password registers again at once', back, `${await stateNow()} (phone: ${await phoneSays()})`);
   if (!back) await page.screenshot({ path: join(out, 'settings-not-back.png'), fullPage: true });
   check('settings: that state too came without a reload', await page.evaluate(() => window.__noReload === true));
 
