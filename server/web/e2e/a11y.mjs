@@ -221,14 +221,21 @@ try {
   // once: kamailio refuses the wrong password, takes the right one).
   await open(at('/settings'));
   const acct = ((await page.getAttribute('#sec-accounts .regstate-slot', 'id')) ?? '').replace('regstate-', '');
-  const stateIs = (st) => page.waitForFunction((w) => document.querySelector('#sec-accounts .regstate')?.dataset.state === w, st, { timeout: 15000 }).then(() => true, () => false);
+  // Within 25 s: the PBX answers in milliseconds, but a state that reached
+  // the page just before the save's own answer was swapped in shows only at
+  // the stream's next send (a change, at the latest its 20 s heartbeat).
+  const stateIs = (st) => page.waitForFunction((w) => document.querySelector('#sec-accounts .regstate')?.dataset.state === w, st, { timeout: 25000 }).then(() => true, () => false);
   const stateNow = async () => (await page.textContent('#sec-accounts .regstate').catch(() => ''))?.trim() ?? '';
   // setPassword saves a new password in the account's edit form and marks
   // the document, so a reload would show.
   async function setPassword(pw) {
     await open(at('/settings?account=' + acct));
     const editing = (await page.inputValue('#sec-accounts input[name=id]')) === acct;
-    await page.evaluate(() => { window.__noReload = true; });
+    await page.evaluate(() => {
+      window.__noReload = true; window.__sse = [];
+      document.body.addEventListener('htmx:sseBeforeMessage', (e) => window.__sse.push(e.detail.type));
+      document.body.addEventListener('htmx:sseError', () => window.__sse.push('ERROR'));
+    });
     await page.fill('#f-password', pw);
     await page.click('#sec-accounts button[value=save]');
     return editing;
@@ -237,7 +244,8 @@ try {
   const refused = await stateIs('failed');
   const words = await stateNow();
   // What the phone itself says (GET /accounts), to tell the page from the line.
-  const phoneSays = () => fetch(api('/accounts')).then((r) => r.json()).then((l) => l.map((a) => a.state + ' ' + a.cause).join('; '), (e) => String(e));
+  const phoneSays = async () => (await fetch(api('/accounts')).then((r) => r.json()).then((l) => l.map((a) => a.state + ' ' + a.cause).join('; '), (e) => String(e)))
+    + '; page heard: ' + (await page.evaluate(() => (window.__sse ?? []).join(' ')));
   check('settings: a wrong new password is refused at once, in words', edited && refused && words.includes('401 Unauthorized: falsches Passwort'), `${words} (edited ${edited}; phone: ${await phoneSays()})`);
   check('settings: the state changed without a reload', await page.evaluate(() => window.__noReload === true));
   await page.screenshot({ path: join(out, 'settings-refused-dark-de-1280.png') });
