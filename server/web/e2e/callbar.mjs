@@ -84,6 +84,13 @@ async function noCall() {
   await page.waitForSelector('#calls [data-calls="0"]', { state: 'attached', timeout: 15000 });
 }
 
+// audioReady waits until this tab holds the audio and the header says so:
+// the header's words change then, and with them (at 360 px) its height.
+async function audioReady() {
+  await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab &&
+    window.softphone?.audio?.state === 'ready' && document.querySelector('#take-audio-top')?.hidden, null, { timeout: 15000 });
+}
+
 // inView: the element lies wholly in the viewport and what is at its centre
 // is the element itself (nothing covers it).
 const inView = (sel) => page.evaluate((sel) => {
@@ -108,6 +115,7 @@ async function atWidth(w, h) {
   // The phone page: the call appears, nothing moves.
   await page.goto(url('/'));
   await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 });
+  await audioReady();
   const sels = ['main h1', '#dial-form', '#number', '#h-accounts'];
   const before = await where(sels);
   let id = await ring();
@@ -138,6 +146,7 @@ async function atWidth(w, h) {
   // Settings, scrolled to the bottom: the ringing call is in view, and the
   // page under it stays where it was.
   await page.goto(url('/settings'));
+  await audioReady();
   await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
   const last = ['main > :last-child', 'main h1'];
   const b2 = await where(last);
@@ -161,7 +170,7 @@ async function keyboardDay() {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(new URL('/', page.url()).href);
   await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab, null, { timeout: 15000 }).catch(() => {});
+  await audioReady();
   const id = await ring();
 
   // Tab from the top of the page reaches Answer before the page's content.
