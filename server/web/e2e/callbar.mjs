@@ -168,7 +168,8 @@ async function atWidth(w, h) {
   await noCall();
 }
 
-// german: the bar in German and the dark theme at 360 px fits the width.
+// german: the bar in German and the dark theme at 360 px fits the width;
+// the phone page's dial pad sends DTMF during the call.
 async function german() {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(new URL('/settings', page.url()).href);
@@ -185,6 +186,15 @@ async function german() {
   const id = await ring();
   await page.click(`#call-${id}-answer`);
   await page.waitForSelector(`#call-${id}[data-state="active"]`, { timeout: 10000 });
+  // The phone page's own dial pad sends tones during the call (and says so)
+  // instead of typing into the number field.
+  await page.waitForSelector('#dialpad-dtmf:not([hidden])', { timeout: 5000 })
+    .then(() => check('the dial pad says it sends tones during a call', true)).catch(() => check('the dial pad says it sends tones during a call', false));
+  await page.click('#dial-form [data-key="7"]');
+  await until('bob hears 7', () => bob.log().includes("received event: '7'"), 8000)
+    .then(() => check('the dial pad sends DTMF during a call', true))
+    .catch(() => check('the dial pad sends DTMF during a call', false, bob.log().slice(-600)));
+  check('the dial pad does not type into the number field during a call', (await page.inputValue('#number')) === '', await page.inputValue('#number'));
   await page.click(`#call-${id}-keypad-toggle`);
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);
   check('360 px, German: the bar fits the width', wide <= 362, 'scrollWidth ' + wide);
