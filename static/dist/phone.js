@@ -511,16 +511,23 @@
     const code = e.code.toLowerCase().replace(/^key|^digit/, "");
     return c.ctrl === e.ctrlKey && c.alt === e.altKey && c.shift === e.shiftKey && c.meta === e.metaKey && (c.key === key || c.key === code || c.key === "space" && key === " ");
   }
+  function first(...sels) {
+    for (const s of sels) {
+      const el = $(s);
+      if (el) return el;
+    }
+    return null;
+  }
   function target(a) {
     switch (a) {
       case "answer":
         return $('[data-state="ringing-in"] [data-action="answer"]');
       case "hangup":
-        return $('[data-state="active"] [data-action="hangup"], [data-state="dialing"] [data-action="hangup"], [data-state="ringing-out"] [data-action="hangup"], [data-action="hangup"]');
+        return first('[data-state="active"] [data-action="hangup"]', '[data-state="dialing"] [data-action="hangup"]', '[data-state="ringing-out"] [data-action="hangup"]', '[data-action="hangup"]');
       case "hold":
-        return $('[data-action="hold"], [data-action="resume"]');
+        return first('[data-state="active"] [data-action="hold"]', '[data-action="resume"]', '[data-action="hold"]');
       case "mute":
-        return $('[data-action="mute"]');
+        return first('[data-state="active"] [data-action="mute"]', '[data-action="mute"]');
     }
   }
   function installHotkeys() {
