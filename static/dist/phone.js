@@ -561,6 +561,7 @@
     im.defaults.callbacks.beforeAttributeUpdated = (attr, el) => {
       if (attr === "open" && el.tagName === "DETAILS") return false;
       if (attr === "value" && el.hasAttribute("data-keep-value")) return false;
+      if (attr === "selected" && el.parentElement?.hasAttribute("data-keep-value")) return false;
       return true;
     };
   }

@@ -16,14 +16,16 @@ declare global {
 const DIGITS = '0123456789*#';
 
 // morphDefaults: the server renders every <details> closed and every field
-// empty; a morph would close the keypad the person opened and wipe a
-// transfer target being typed. Those are the person's, not the server's.
+// empty; a morph would close the keypad the person opened, wipe a transfer
+// target being typed and reset the call chosen for an attended transfer.
+// Those are the person's, not the server's.
 function morphDefaults(): void {
   const im = window.Idiomorph;
   if (!im) return;
   im.defaults.callbacks.beforeAttributeUpdated = (attr, el) => {
     if (attr === 'open' && el.tagName === 'DETAILS') return false;
     if (attr === 'value' && el.hasAttribute('data-keep-value')) return false;
+    if (attr === 'selected' && el.parentElement?.hasAttribute('data-keep-value')) return false;
     return true;
   };
 }

@@ -329,6 +329,8 @@ try {
 } catch (e) {
   check('callbar walk', false, String(e?.stack ?? e));
   if (app) console.log('phone log:\n' + app.log().split('\n').slice(-30).join('\n'));
+  if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
+  if (kam) console.log('kamailio folder (log kept): ' + kam.dir);
   if (page) await page.screenshot({ path: join(out, 'callbar-failed.png') }).catch(() => {});
 } finally {
   if (browser) await browser.close().catch(() => {});
