@@ -653,6 +653,7 @@
       reserve();
       keepFocus();
     });
+    document.addEventListener("htmx:sseMessage", keepFocus);
   }
   function dialpadKey(key) {
     const call = connectedCall();

@@ -148,6 +148,8 @@ export function installCallbar(): void {
   dtmfKeys();
   // A boosted navigation brings a new bar: observe it too.
   document.addEventListener('htmx:afterSettle', () => { reserve(); keepFocus(); });
+  // Right after an update is swapped in (settling comes 20 ms later).
+  document.addEventListener('htmx:sseMessage', keepFocus);
 }
 
 // dialpadKey: a key of the phone page's dial pad during a connected call

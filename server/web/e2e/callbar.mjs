@@ -281,7 +281,17 @@ async function keyboardDay() {
   check('keys: Tab goes to the transfer target', (await focus()) === `xfer-${id}`, await focus());
   // The full address: a bare "carol" is completed with the account's domain
   // but not its port, and kamailio listens on a random port here.
-  await page.keyboard.type(`sip:carol@127.0.0.1:${kam.port}`);
+  const target = `sip:carol@127.0.0.1:${kam.port}`;
+  await page.keyboard.type(target);
+  // An update of the bar meanwhile (a tone sent from elsewhere) keeps the
+  // open panel, the typed target and the focus in it.
+  await page.evaluate((id) => fetch(`/calls/${id}/dtmf`, { method: 'POST', headers: { 'X-CSRF-Token': document.querySelector('meta[name="csrf-token"]').content,
+    'Content-Type': 'application/x-www-form-urlencoded' }, body: 'digits=0' }), id);
+  await page.waitForSelector(`#call-${id}-sent output:has-text("59#30")`, { timeout: 5000 }).catch(() => {});
+  const kept = await page.evaluate((id) => ({ v: document.getElementById('xfer-' + id)?.value, open: document.getElementById(`call-${id}-transfer`)?.open,
+    sent: document.querySelector(`#call-${id}-sent output`)?.textContent }), id);
+  check('keys: an update keeps the typed transfer target and the panel open', kept.v === target && kept.open && kept.sent === '59#30', JSON.stringify(kept));
+  check('keys: an update keeps the focus in the transfer target', (await focus()) === `xfer-${id}`, await focus());
   await page.keyboard.press('Enter');
   await until('carol gets bob\'s call', () => /call established|Call established/i.test(carol.log()), 15000)
     .then(() => check('keys: the transfer reaches carol', true))
