@@ -4,7 +4,8 @@
 # kamailio and baresip), the audio of calls checked by content (audio.mjs),
 # the live-call bar by keyboard at 1280 and 360 px (callbar.mjs),
 # the Go tests that drive real Chromium (build tag "browser") and the tab's
-# audio in Chromium and Firefox ESR, loopback-only and LAN (browsers.mjs).
+# audio in Chromium and Firefox ESR, loopback-only and LAN (browsers.mjs),
+# and its echo cancellation measured (echo.mjs).
 # Screenshots land in test-artifacts/. Every part runs; the script fails
 # when any of them failed.
 set -euo pipefail
@@ -27,6 +28,8 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   for mode in lo lan; do
     for b in chromium firefox; do
       sh scripts/netns.sh "$mode" node server/web/e2e/browsers.mjs "$BIN" "$b" test-artifacts || rc=1
+      # Echo cancellation measured: the speaker looped into the microphone.
+      sh scripts/netns.sh "$mode" node server/web/e2e/echo.mjs "$BIN" "$b" || rc=1
     done
   done
   exit $rc

@@ -34,6 +34,11 @@ type Config struct {
 	// SubscribeExpiry is the lifetime asked for in SUBSCRIBE (busy lamps,
 	// presence, voicemail), refreshed at 80% of what is granted. Zero: 600 s.
 	SubscribeExpiry int
+	// TabHeld reports whether a browser tab holds the audio (audio.Bridge's
+	// Ready). Nil: the bridge of Media when there is one, else never. With
+	// audio.require_tab it decides whether a person is at the phone, which
+	// changes what auto-answer does (personAtPhone).
+	TabHeld func() bool
 	// Home is the phone's folder: the TLS listener's certificate is made
 	// and kept there when sip.tls_cert_file is empty (in memory without it).
 	Home string

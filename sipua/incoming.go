@@ -122,7 +122,7 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 			_ = replaced.hangup(context.Background(), ReasonTransferred)
 		}
 	case s.AutoAnswer:
-		_ = c.answer()
+		c.autoAnswer()
 	case s.AllowCallInfoAnswer:
 		if d, ok := answerAfter(req); ok {
 			c.answerAt = time.AfterFunc(d, func() {

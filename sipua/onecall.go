@@ -50,3 +50,32 @@ func (p *Phone) holdOthers(ctx context.Context, except string) error {
 	}
 	return nil
 }
+
+// personAtPhone: someone listens at this phone, so a call answered here
+// (auto-answer) starts a conversation and holds the connected one first.
+// That is so when calls need a tab holding the audio (audio.require_tab) or
+// a tab holds it now. With neither (scripts, load tests, an unattended
+// answering machine) auto-answer connects every call at once, as before.
+func (p *Phone) personAtPhone() bool {
+	if p.settingsNow().Audio.RequireTab {
+		return true
+	}
+	return p.tabHeld != nil && p.tabHeld()
+}
+
+// autoAnswer answers a ringing call for sip.auto_answer. With a person at
+// the phone it goes through Answer, which holds the connected call first;
+// that runs outside the ringing call's goroutine (holding waits for other
+// calls' goroutines, and two calls auto-answered at once would wait for
+// each other). Otherwise the call is answered at once, in its goroutine.
+func (c *call) autoAnswer() {
+	if !c.p.personAtPhone() {
+		_ = c.answer()
+		return
+	}
+	go func() {
+		if err := c.p.Answer(context.Background(), c.id); err != nil {
+			c.p.log.Warn("auto-answer: call not answered", "call", c.id, "err", err)
+		}
+	}()
+}

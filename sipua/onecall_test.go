@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,4 +46,54 @@ func TestDialHoldsTheConnectedCall(t *testing.T) {
 	must(t, dave.Hangup(bg, in.ID))
 	must(t, a.Hangup(bg, c1.ID))
 	must(t, a.Hangup(bg, c2.ID))
+}
+
+// TestAutoAnswerHoldsTheConnectedCall: sip.auto_answer keeps one
+// conversation at a time when a person is at the phone (audio.require_tab,
+// or a tab holds the audio): the connected call is held before the new one
+// is answered. With neither, every call is answered at once and the
+// connected one stays connected (load tests and scripts rely on that).
+func TestAutoAnswerHoldsTheConnectedCall(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	bobBaresip(t, kam, true)
+	dave := startPhone(t, account(kam, "dave", "udp"), "davepw")
+	acc := account(kam, "alice", "udp")
+	var tab atomic.Bool
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", AutoAnswer: true}, Accounts: []store.Account{acc}}
+	a := startPhoneWith(t, s, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudio(t),
+		func(c *Config) { c.TabHeld = tab.Load })
+	a.waitRegistered()
+	dave.waitRegistered()
+	c1 := callBob(t, a, "bob")
+
+	// ring has dave call alice, waits for alice's auto-answer and gives
+	// the state bob's call is in once dave's call is connected.
+	ring := func() CallState {
+		t.Helper()
+		in, err := dave.Dial(bg, "alice", "")
+		must(t, err)
+		r := a.waitState("", StateRingingIn, 10*time.Second)
+		a.waitState(r.ID, StateActive, 10*time.Second)
+		st, _ := a.Call(c1.ID)
+		dave.waitState(in.ID, StateActive, 10*time.Second)
+		must(t, dave.Hangup(bg, in.ID))
+		a.waitState(r.ID, StateEnded, 10*time.Second)
+		return st.State
+	}
+	if st := ring(); st != StateActive {
+		t.Fatalf("no person at the phone: bob's call in %s after auto-answer, want active", st)
+	}
+	s.Audio.RequireTab = true
+	a.Apply(s)
+	if st := ring(); st != StateHold {
+		t.Fatalf("audio.require_tab: bob's call in %s after auto-answer, want hold", st)
+	}
+	must(t, a.Resume(bg, c1.ID))
+	s.Audio.RequireTab = false
+	a.Apply(s)
+	tab.Store(true)
+	if st := ring(); st != StateHold {
+		t.Fatalf("a tab holds the audio: bob's call in %s after auto-answer, want hold", st)
+	}
+	must(t, a.Hangup(bg, c1.ID))
 }

@@ -49,6 +49,7 @@ type Phone struct {
 	subExpiry int         // seconds asked for in SUBSCRIBE; 0: subDefaultExpiry
 	home      string      // where the TLS listener's own certificate is kept
 	tlsNow    tlsSettings // what the running stack's TLS listener was opened with
+	tabHeld   func() bool // a browser tab holds the audio (Config.TabHeld); nil: none
 }
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
@@ -71,6 +72,10 @@ func New(cfg Config) (*Phone, error) {
 	}
 	if p.media == nil {
 		p.media = silentMedia{}
+	}
+	p.tabHeld = cfg.TabHeld
+	if p.tabHeld == nil && cfg.Media != nil && cfg.Media.Bridge() != nil {
+		p.tabHeld = cfg.Media.Bridge().Ready
 	}
 	if p.kaUDP <= 0 {
 		p.kaUDP = keepAliveUDP

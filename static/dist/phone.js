@@ -49,11 +49,15 @@
   // static/src/rtc.ts
   var ICE_WAIT = 3e3;
   var Audio2 = class {
+    // the speaker element's play() was refused (autoplay)
     constructor(settings2) {
       this.settings = settings2;
       this.speaker.autoplay = true;
       document.addEventListener("visibilitychange", () => {
         if (!document.hidden && this.active) this.meters();
+      });
+      document.addEventListener("click", (e) => {
+        if (e.target?.closest?.("#audio-play")) void this.unhold();
       });
     }
     settings;
@@ -70,6 +74,14 @@
     path = "";
     out = null;
     // what the tab plays now (tests tap it)
+    // held: during a call the browser holds the page's sound (the autoplay
+    // policy of a page never clicked, e.g. a call placed through the API);
+    // the header shows "Click to hear the call" (#audio-play) until a click.
+    held = false;
+    // constraints are added to the microphone's (echoCancellation: true);
+    // only the echo test (server/web/e2e/echo.mjs) sets them, to measure what
+    // the canceller removes.
+    constraints = {};
     // Figures for the benchmark: when the person clicked and when the
     // microphone was live (performance.now()).
     clickAt = 0;
@@ -83,9 +95,43 @@
     gen = 0;
     // start/stop generation: a late promise of an old start is dropped
     metering = false;
+    processed = null;
+    // the microphone through gain (mute, volume)
+    playBlocked = false;
     context() {
-      if (!this.ctx) this.ctx = new AudioContext();
+      if (!this.ctx) {
+        this.ctx = new AudioContext();
+        this.ctx.addEventListener("statechange", () => this.checkHeld());
+      }
       return this.ctx;
+    }
+    // checkHeld shows or hides the header's "Click to hear the call": while
+    // a call has the audio and the browser holds the AudioContext (Chromium's
+    // default autoplay policy; Firefox lets a page that captures the
+    // microphone play) or refused to play the call. The mark is on <html>,
+    // which boosted navigation keeps (the CSS of #audio-play reads it).
+    checkHeld() {
+      const running = this.ctx?.state === "running";
+      if (running && this.path === "webrtc" && this.sender && this.processed && this.sender.track !== this.processed) {
+        void this.sender.replaceTrack(this.processed).catch(() => void 0);
+      }
+      const held = this.active && this.path !== "" && (!running || this.playBlocked);
+      if (held === this.held) return;
+      this.held = held;
+      if (held) document.documentElement.dataset.audioHeld = "";
+      else delete document.documentElement.dataset.audioHeld;
+      this.onchange();
+    }
+    // unhold is the click on "Click to hear the call": the context and the
+    // speaker may start now.
+    async unhold() {
+      await this.ctx?.resume().catch(() => void 0);
+      if (this.speaker.srcObject) {
+        await this.speaker.play().then(() => {
+          this.playBlocked = false;
+        }).catch(() => void 0);
+      } else this.playBlocked = false;
+      this.checkHeld();
     }
     // open connects the page's socket and reports what is known before any
     // call: a microphone the browser already blocks, or none at all.
@@ -162,10 +208,14 @@
         return;
       }
       if (gen !== this.gen) return;
+      this.processed = track;
       const raw = this.mic?.getAudioTracks()[0];
       if (this.ctx?.state !== "running" && raw) track = raw;
       if (await this.webrtc(track, gen)) {
-        if (gen === this.gen) this.meters();
+        if (gen === this.gen) {
+          this.meters();
+          this.checkHeld();
+        }
         return;
       }
       if (gen !== this.gen) return;
@@ -177,6 +227,7 @@
         this.send({ audio: "pcm" });
         this.set("live");
         this.meters();
+        this.checkHeld();
       } catch (e) {
         console.warn("softphone audio fallback:", e);
         this.stop();
@@ -197,6 +248,9 @@
       this.mic = null;
       this.micLevel = this.spkLevel = null;
       this.speaker.srcObject = null;
+      this.processed = null;
+      this.playBlocked = false;
+      this.checkHeld();
       if (this.state === "connecting" || this.state === "live") this.set("ready");
     }
     // micTrack opens the chosen microphone (echo cancellation on) and runs it
@@ -207,9 +261,10 @@
       const ctx = this.context();
       void ctx.resume();
       this.mic = await navigator.mediaDevices.getUserMedia({
-        audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true }
+        audio: { ...id ? { deviceId: { exact: id } } : {}, echoCancellation: true, ...this.constraints }
       });
       this.micAt = performance.now();
+      void ctx.resume();
       const src = ctx.createMediaStreamSource(this.mic);
       this.micGain = ctx.createGain();
       this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
@@ -287,7 +342,11 @@
       const src = ctx.createMediaStreamSource(stream);
       src.connect(this.spkLevel);
       this.out = src;
-      void this.speaker.play().catch(() => void 0);
+      this.speaker.play().then(() => {
+        this.playBlocked = false;
+      }, (e) => {
+        if (e?.name === "NotAllowedError") this.playBlocked = true;
+      }).finally(() => this.checkHeld());
     }
     async applySpeaker() {
       const el = this.speaker;
@@ -295,8 +354,10 @@
     }
     async switchMic() {
       if (!this.active) return;
-      if (this.path === "webrtc" && this.sender) await this.sender.replaceTrack(await this.micTrack());
-      else if (this.path === "pcm") {
+      if (this.path === "webrtc" && this.sender) {
+        this.processed = await this.micTrack();
+        await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
+      } else if (this.path === "pcm") {
         await this.micTrack();
         if (this.node) this.micGain?.connect(this.node);
       }

@@ -28,6 +28,14 @@ export class Audio {
   state: TabState = 'ready';
   path: '' | 'webrtc' | 'pcm' = '';
   out: AudioNode | null = null; // what the tab plays now (tests tap it)
+  // held: during a call the browser holds the page's sound (the autoplay
+  // policy of a page never clicked, e.g. a call placed through the API);
+  // the header shows "Click to hear the call" (#audio-play) until a click.
+  held = false;
+  // constraints are added to the microphone's (echoCancellation: true);
+  // only the echo test (server/web/e2e/echo.mjs) sets them, to measure what
+  // the canceller removes.
+  constraints: MediaTrackConstraints = {};
   // Figures for the benchmark: when the person clicked and when the
   // microphone was live (performance.now()).
   clickAt = 0;
@@ -39,16 +47,57 @@ export class Audio {
   private active = false; // a call needs the audio now
   private gen = 0; // start/stop generation: a late promise of an old start is dropped
   private metering = false;
+  private processed: MediaStreamTrack | null = null; // the microphone through gain (mute, volume)
+  private playBlocked = false; // the speaker element's play() was refused (autoplay)
 
   constructor(public settings: AudioSettings) {
     this.speaker.autoplay = true;
     // The meters stop while the page is hidden; back in view during a call, again.
     document.addEventListener('visibilitychange', () => { if (!document.hidden && this.active) this.meters(); });
+    // The click that lets the page play (a user activation, as the
+    // autoplay policy asks).
+    document.addEventListener('click', (e) => {
+      if ((e.target as HTMLElement | null)?.closest?.('#audio-play')) void this.unhold();
+    });
   }
 
   private context(): AudioContext {
-    if (!this.ctx) this.ctx = new AudioContext();
+    if (!this.ctx) {
+      this.ctx = new AudioContext();
+      this.ctx.addEventListener('statechange', () => this.checkHeld());
+    }
     return this.ctx;
+  }
+
+  // checkHeld shows or hides the header's "Click to hear the call": while
+  // a call has the audio and the browser holds the AudioContext (Chromium's
+  // default autoplay policy; Firefox lets a page that captures the
+  // microphone play) or refused to play the call. The mark is on <html>,
+  // which boosted navigation keeps (the CSS of #audio-play reads it).
+  private checkHeld(): void {
+    const running = this.ctx?.state === 'running';
+    // WebRTC got the microphone's own track while the context was not
+    // running (start); once it runs, the track through gain again (mute and
+    // volume apply).
+    if (running && this.path === 'webrtc' && this.sender && this.processed && this.sender.track !== this.processed) {
+      void this.sender.replaceTrack(this.processed).catch(() => undefined);
+    }
+    const held = this.active && this.path !== '' && (!running || this.playBlocked);
+    if (held === this.held) return;
+    this.held = held;
+    if (held) document.documentElement.dataset.audioHeld = '';
+    else delete document.documentElement.dataset.audioHeld;
+    this.onchange();
+  }
+
+  // unhold is the click on "Click to hear the call": the context and the
+  // speaker may start now.
+  private async unhold(): Promise<void> {
+    await this.ctx?.resume().catch(() => undefined);
+    if (this.speaker.srcObject) {
+      await this.speaker.play().then(() => { this.playBlocked = false; }).catch(() => undefined);
+    } else this.playBlocked = false;
+    this.checkHeld();
   }
 
   // open connects the page's socket and reports what is known before any
@@ -129,13 +178,14 @@ export class Audio {
       return;
     }
     if (gen !== this.gen) return;
+    this.processed = track;
     // A page never clicked (a call placed through the API) may have its
     // AudioContext held by the autoplay policy: the processed track would
     // carry nothing, so WebRTC gets the microphone's own track.
     const raw = this.mic?.getAudioTracks()[0];
     if (this.ctx?.state !== 'running' && raw) track = raw;
     if (await this.webrtc(track, gen)) {
-      if (gen === this.gen) this.meters();
+      if (gen === this.gen) { this.meters(); this.checkHeld(); }
       return;
     }
     if (gen !== this.gen) return;
@@ -147,6 +197,7 @@ export class Audio {
       this.send({ audio: 'pcm' });
       this.set('live');
       this.meters();
+      this.checkHeld();
     } catch (e) {
       console.warn('softphone audio fallback:', e);
       this.stop();
@@ -168,6 +219,9 @@ export class Audio {
     this.mic = null;
     this.micLevel = this.spkLevel = null;
     this.speaker.srcObject = null;
+    this.processed = null;
+    this.playBlocked = false;
+    this.checkHeld();
     if (this.state === 'connecting' || this.state === 'live') this.set('ready');
   }
 
@@ -179,9 +233,14 @@ export class Audio {
     const ctx = this.context(); // its audio device starts while the microphone opens
     void ctx.resume();
     this.mic = await navigator.mediaDevices.getUserMedia({
-      audio: id ? { deviceId: { exact: id }, echoCancellation: true } : { echoCancellation: true },
+      audio: { ...(id ? { deviceId: { exact: id } } : {}), echoCancellation: true, ...this.constraints },
     });
     this.micAt = performance.now(); // the microphone is live (the browser shows its sign)
+    // Again now: Chromium's default autoplay policy holds the context of a
+    // page never clicked (a call placed through the API) but lets a page
+    // that captures the microphone play; a resume asked before the capture
+    // stays pending there. Firefox allows it either way.
+    void ctx.resume();
     const src = ctx.createMediaStreamSource(this.mic);
     this.micGain = ctx.createGain();
     this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
@@ -260,7 +319,9 @@ export class Audio {
     const src = ctx.createMediaStreamSource(stream);
     src.connect(this.spkLevel);
     this.out = src;
-    void this.speaker.play().catch(() => undefined);
+    this.speaker.play().then(() => { this.playBlocked = false; }, (e: unknown) => {
+      if ((e as DOMException)?.name === 'NotAllowedError') this.playBlocked = true; // autoplay: wait for a click
+    }).finally(() => this.checkHeld());
   }
 
   async applySpeaker(): Promise<void> {
@@ -270,7 +331,10 @@ export class Audio {
 
   async switchMic(): Promise<void> {
     if (!this.active) return;
-    if (this.path === 'webrtc' && this.sender) await this.sender.replaceTrack(await this.micTrack());
+    if (this.path === 'webrtc' && this.sender) {
+      this.processed = await this.micTrack();
+      await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
+    }
     else if (this.path === 'pcm') { await this.micTrack(); if (this.node) this.micGain?.connect(this.node); }
   }
 

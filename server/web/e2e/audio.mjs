@@ -122,17 +122,38 @@ async function dial(number) {
 
 async function hangupAll() {
   for (let i = 0; i < 5; i++) {
-    const b = await page.$('#calls [data-action="hangup"]');
-    if (!b) break;
-    await b.click().catch(() => {});
-    await sleep(300);
+    const n = await page.locator('#calls [data-action="hangup"]').count();
+    if (!n) break;
+    await page.locator('#calls [data-action="hangup"]').first().click().catch(() => {});
+    // The card goes when the call has ended (the list comes over SSE).
+    await page.waitForFunction((k) => document.querySelectorAll('#calls [data-action="hangup"]').length < k, n, { timeout: 10000 }).catch(() => {});
   }
   await page.waitForSelector('#calls [data-calls="0"]', { timeout: 10000 });
 }
 
-// settle lets audio flow for a moment after a change (no event says that
-// sound has crossed both legs).
-const settle = () => sleep(1200);
+// No event says that sound has crossed both legs after a change: the
+// checks wait for the sound itself. pageHears reads what the page plays
+// until ok holds (at most ms) and gives the last reading; peerHears reads
+// stretches of secs of what a peer hears until one satisfies ok, and gives
+// it with the time its stretch began (from). A reading that never comes
+// right is given as it is, and the check says what was heard.
+async function pageHears(ok, tones = [], ms = 8000) {
+  let t;
+  for (const end = Date.now() + ms; ;) {
+    t = await hears(tones);
+    if (ok(t) || Date.now() > end) return t;
+  }
+}
+async function peerHears(peer, ok, { secs = 0.6, tones = [], ms = 8000 } = {}) {
+  let h;
+  for (const end = Date.now() + ms; ;) {
+    const from = Date.now(), m = peer.mark();
+    do { await sleep(100); h = peer.heard(m, tones); } while (h.secs < secs && Date.now() < end);
+    h.from = from;
+    if (ok(h) || Date.now() > end) return h;
+  }
+}
+const says = (hz, min) => (t) => near(t.hz, hz) && t.amp > min;
 
 // ONLY=word runs only the sections whose name holds it (while debugging).
 async function section(name, fn) {
@@ -153,7 +174,7 @@ try {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--allow-loopback-in-peer-connection', '--autoplay-policy=no-user-gesture-required',
+      '--disable-sync', '--no-first-run', '--allow-loopback-in-peer-connection',
       '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + mic],
   });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -192,12 +213,9 @@ try {
         await save('audio', () => page.fill('#f-audio\\.codecs', codec));
         await phonePage();
         await dial('bob');
-        await settle();
-        const m = peer.mark();
-        const tab = await hears();
+        const far = await peerHears(peer, says(440, MIC));
+        const tab = await pageHears(says(1000, LOUD));
         const mime = await codecIn();
-        await sleep(600);
-        const far = peer.heard(m);
         await shot('codec-' + codec);
         check(`${codec}: the tab uses the call's codec`, mime.toLowerCase() === 'audio/' + codec.toLowerCase(), mime);
         check(`${codec}: baresip hears the page's 440 Hz`, near(far.hz, 440) && far.amp > MIC, show(far));
@@ -208,12 +226,9 @@ try {
         await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 });
         await page.click('#calls [data-action="answer"]');
         await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 });
-        await settle();
-        const m2 = peer.mark();
-        const tab2 = await hears();
+        const far2 = await peerHears(peer, says(440, MIC));
+        const tab2 = await pageHears(says(1000, LOUD));
         const mime2 = await codecIn();
-        await sleep(600);
-        const far2 = peer.heard(m2);
         check(`${codec} incoming: the tab uses the call's codec`, mime2.toLowerCase() === 'audio/' + codec.toLowerCase(), mime2);
         check(`${codec} incoming: baresip hears the page's 440 Hz`, near(far2.hz, 440) && far2.amp > MIC, show(far2));
         check(`${codec} incoming: the page hears baresip's 1000 Hz`, near(tab2.hz, 1000) && tab2.amp > LOUD, show(tab2));
@@ -235,47 +250,37 @@ try {
     await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 });
     await page.click('#calls [data-action="answer"]');
     await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 });
-    await settle();
-    let m = bob.mark();
-    let tab = await hears();
-    await sleep(600);
-    let far = bob.heard(m);
+    let far = await peerHears(bob, says(440, MIC));
+    let tab = await pageHears(says(1000, LOUD));
     await shot('incoming');
     check('incoming: baresip hears the page\'s 440 Hz', near(far.hz, 440) && far.amp > MIC, show(far));
     check('incoming: the page hears baresip\'s 1000 Hz', near(tab.hz, 1000) && tab.amp > LOUD, show(tab));
 
     await page.click('#calls [data-action="mute"]');
     await page.waitForSelector('#calls [data-action="mute"][aria-pressed="true"]', { timeout: 10000 });
-    await settle();
-    m = bob.mark();
-    tab = await hears();
-    await sleep(600);
-    far = bob.heard(m);
+    far = await peerHears(bob, (h) => h.secs > 0.5 && h.rms < SILENT);
+    tab = await pageHears(says(1000, LOUD));
     await shot('muted');
     check('mute: baresip hears silence', far.secs > 0.5 && far.rms < SILENT, show(far));
     check('mute: the page still hears 1000 Hz', near(tab.hz, 1000) && tab.amp > LOUD, show(tab));
     await page.click('#calls [data-action="mute"]');
     await page.waitForSelector('#calls [data-action="mute"][aria-pressed="false"]', { timeout: 10000 });
-    await settle();
-    m = bob.mark();
-    await sleep(800);
-    far = bob.heard(m);
+    far = await peerHears(bob, says(440, MIC), { secs: 0.8 });
     check('unmute: baresip hears 440 Hz again', near(far.hz, 440) && far.amp > MIC, show(far));
 
     await page.click('#calls [data-action="hold"]');
     await page.waitForSelector('#calls [data-state="hold"]', { timeout: 10000 });
-    await settle();
+    // Once the page hears the hold's silence, 0.6 s of what is sent to bob.
+    const heldTab = await pageHears((t) => t.rms < SILENT);
     const h0 = Date.now();
-    const heldTab = await hears();
-    await sleep(600);
+    await sleep(600); // the stretch of the capture measured, not a wait for an event
     const h1 = Date.now();
     await shot('hold');
     await page.click('#calls [data-action="resume"]');
     await page.waitForSelector('#calls [data-state="active"]', { timeout: 10000 });
-    await settle();
+    const resumedTab = await pageHears(says(1000, LOUD));
     const r0 = Date.now();
-    const resumedTab = await hears();
-    await sleep(600);
+    await sleep(600); // the stretch of the capture measured
     const r1 = Date.now();
 
     await page.click('#calls details.more >> nth=0');
@@ -299,7 +304,7 @@ try {
     const before = new Set(recordings());
     await dial('bob');
     const t0 = Date.now();
-    await sleep(4000);
+    await sleep(4000); // the call's length, not a wait for an event
     await hangupAll();
     const callS = (Date.now() - t0) / 1000;
     let files = [];
@@ -354,12 +359,10 @@ try {
     await page.waitForSelector('#calls [data-action="conference"]', { timeout: 10000 });
     await page.click('#calls [data-action="conference"]');
     await page.waitForSelector('#calls [data-state="conference"] >> nth=1', { timeout: 10000 });
-    await settle();
-    const t0 = Date.now(), mc = carol.mark();
-    const tab = await hears([440, 700, 1000]);
-    await sleep(800);
-    const t1 = Date.now();
-    const fc = carol.heard(mc, [440, 700, 1000]);
+    const tab = await pageHears((t) => t.at[1000] > LOUD && t.at[700] > LOUD, [440, 700, 1000]);
+    // The stretch in which carol hears the mix is the one measured at bob's too.
+    const fc = await peerHears(carol, (h) => h.at[1000] > LOUD && h.at[440] > MIC, { secs: 0.8, tones: [440, 700, 1000] });
+    const t0 = fc.from, t1 = Date.now();
     const fb = tone((await cap.stop()).audio(t0, t1), 8000, [440, 700, 1000]);
     await shot('conference');
     check('conference: bob hears carol\'s 700 Hz and the page\'s 440 Hz', fb.at[700] > LOUD && fb.at[440] > MIC, show(fb));
@@ -391,7 +394,7 @@ try {
     // silent throughout is not sent to the recogniser).
     await page.waitForSelector('#audio-holder[data-live="true"]', { state: 'attached', timeout: 10000 });
     await page.click('#calls [data-action="mute"]');
-    await sleep(secs * 1000);
+    await sleep(secs * 1000); // the length of dave's talk, not a wait for an event
     await hangupAll();
     const end = Date.now() + 40000;
     let ui = '', id = '';
