@@ -699,6 +699,16 @@
       sendDTMF(call, e.key);
     });
   }
+  var rung = /* @__PURE__ */ new Set();
+  function showRinging() {
+    for (const c of $$('#calls [data-call-id][data-state="ringing-in"]')) {
+      const id = c.dataset.callId ?? "";
+      if (rung.has(id)) continue;
+      rung.add(id);
+      c.scrollIntoView({ block: "nearest" });
+    }
+    if (rung.size > 64) rung.clear();
+  }
   function padHint() {
     const hint = $("#dialpad-dtmf");
     if (!hint) return;
@@ -746,6 +756,7 @@
     tick();
     keepFocus();
     padHint();
+    showRinging();
   }
   function needsAudio() {
     return $$("#calls [data-call-id]").some((c) => c.dataset.state !== "ringing-in");

@@ -4,7 +4,7 @@
 // was, and the digits of the keyboard and the dial pad sent as DTMF during a
 // call (POST /calls/{id}/dtmf; the phone sends them as RFC 4733 events, or
 // SIP INFO when the far end did not offer telephone-event).
-import { $, csrf } from './util';
+import { $, $$, csrf } from './util';
 
 declare global {
   interface Window {
@@ -130,6 +130,21 @@ function dtmfKeys(): void {
     e.preventDefault();
     sendDTMF(call, e.key);
   });
+}
+
+// showRinging brings a call that starts ringing into view inside the bar:
+// with a call up and its keypad open the bar may be full (it scrolls within
+// 75% of the window), and a second call would ring out of sight below.
+const rung = new Set<string>();
+
+export function showRinging(): void {
+  for (const c of $$('#calls [data-call-id][data-state="ringing-in"]')) {
+    const id = c.dataset.callId ?? '';
+    if (rung.has(id)) continue;
+    rung.add(id);
+    c.scrollIntoView({ block: 'nearest' });
+  }
+  if (rung.size > 64) rung.clear();
 }
 
 // padHint says on the phone page that the dial pad sends tones while a call

@@ -5,7 +5,7 @@ import { csrf, post, tabID, $, $$, clock, savedAudio } from './util';
 import { Audio } from './rtc';
 import { Ringer, act } from './ring';
 import { installHotkeys } from './keys';
-import { installCallbar, keepFocus, padHint, dialpadKey } from './callbar';
+import { installCallbar, keepFocus, padHint, dialpadKey, showRinging } from './callbar';
 
 declare global {
   interface Window { htmx?: { config: Record<string, unknown> }; softphone?: unknown }
@@ -37,6 +37,7 @@ function refresh(): void {
   tick();
   keepFocus();
   padHint();
+  showRinging();
 }
 
 // needsAudio: a call is in progress that is not just ringing here.

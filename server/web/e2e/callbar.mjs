@@ -201,6 +201,22 @@ async function german() {
   const v = await inView(`#call-${id}-hangup`);
   check('360 px, German: Auflegen is in view', v.ok && (await page.textContent(`#call-${id}-hangup`)) === 'Auflegen', v.why);
   await shot('phone-call-360-de-dark');
+  // A second call rings while the bar is full (keypad open): it is brought
+  // into view within the bar, nothing on the page under it moves.
+  const before = await where(['main h1', '#dial-form']);
+  await carol.ctrl('dial', `sip:alice@127.0.0.1:${kam.port}`);
+  await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 });
+  const id2 = await page.getAttribute('#calls [data-state="ringing-in"]', 'data-call-id');
+  await page.waitForFunction((id2) => {
+    const r = document.getElementById(`call-${id2}-answer`)?.getBoundingClientRect();
+    return r && r.bottom <= innerHeight && r.top >= 0;
+  }, id2, { timeout: 5000 }).catch(() => {});
+  const v2 = await inView(`#call-${id2}-answer`);
+  check('360 px: a second call ringing while the bar is full is in view', v2.ok, v2.why);
+  check('360 px: nothing moves when the second call rings', JSON.stringify(before) === JSON.stringify(await where(['main h1', '#dial-form'])));
+  await shot('two-calls-360-de-dark');
+  await page.click(`#call-${id2}-decline`);
+  await page.waitForSelector(`#call-${id2}`, { state: 'detached', timeout: 10000 });
   await page.click(`#call-${id}-hangup`);
   await noCall();
 }
