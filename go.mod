@@ -14,6 +14,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/gotranspile/g722 v0.0.0-20240123003956-384a1bb16a19
 	github.com/icholy/digest v1.2.0
+	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/pion/dtls/v3 v3.1.8
 	github.com/pion/ice/v4 v4.4.2
 	github.com/pion/interceptor v0.1.48

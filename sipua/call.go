@@ -62,6 +62,10 @@ type Call struct {
 	RecordingID string
 	Secure      bool // the media is encrypted (SRTP)
 	TLS         bool // the signalling goes over TLS (sips, or the account's transport)
+	// SIPStatus is the final status of an outgoing call that was refused
+	// or failed (404, 486, 603, ...); 0 when no final answer came (no
+	// response, a transport error) or the call was not refused.
+	SIPStatus int // issue 16
 }
 
 // TalkSeconds is the talk time, answer to hang-up (webhooks.md duration_s);

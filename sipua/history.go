@@ -54,7 +54,7 @@ func historyEntry(c Call) store.HistoryEntry {
 		Direction: string(c.Direction), Number: c.Number, URI: c.URI, Name: c.Name, Dialed: c.Dialed,
 		StartedAt: c.StartedAt, AnsweredAt: c.AnsweredAt, Declined: c.Declined, Reason: c.Reason,
 		AnsweredBy: c.AnsweredBy, Open: c.State != StateEnded, Recording: c.RecordingID,
-		Secure: c.Secure}
+		Secure: c.Secure, SIPStatus: c.SIPStatus}
 	if c.State == StateEnded {
 		h.EndedAt = c.EndedAt
 		h.Outcome = c.Outcome

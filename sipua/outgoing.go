@@ -268,6 +268,9 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 
 // onRefused ends a call the other side (or the network) did not take.
 func (c *call) onRefused(status int, err error) {
+	if c.c.State != StateEnded {
+		c.c.SIPStatus = status // before end: the call-ended event carries it
+	}
 	switch {
 	case c.c.State == StateEnded:
 	case status == 486 || status == 600:

@@ -77,13 +77,15 @@ func (db *DB) GetContact(ctx context.Context, id string) (Contact, error) {
 }
 
 // FindContactByNumber returns the contact with that number (compared without
-// separators; the oldest contact wins when several share it); ErrNotFound when none.
+// separators, else in E.164 form read in the region of SetNumberRegion, so
+// "+49 30 1234567", "0049301234567" and "030 1234567" are one number; the
+// oldest contact wins when several share it); ErrNotFound when none.
 func (db *DB) FindContactByNumber(ctx context.Context, number string) (Contact, error) {
 	key := numberKey(number)
 	if key == "" {
 		return Contact{}, fmt.Errorf("contact with number %q: %w", number, ErrNotFound)
 	}
-	c, ok, err := db.contactByKey(ctx, key)
+	c, ok, err := db.contactByNumber(ctx, number)
 	if err != nil {
 		return Contact{}, fmt.Errorf("contact with number %q: %w", number, err)
 	}
@@ -157,4 +159,27 @@ func (db *DB) DeleteContact(ctx context.Context, id string) error {
 // escapeLike escapes the LIKE wildcards of s (escape character \).
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// FindContactByName returns the contact whose name is name, ignoring case
+// and the spaces around it (the dial field's "Enter on a name"; the oldest
+// when several share it). Only a whole name counts: "bob" is a SIP user to
+// dial, not the start of "Bob Builder". ErrNotFound when none fits, and for
+// contacts without a number (nothing to dial).
+func (db *DB) FindContactByName(ctx context.Context, name string) (Contact, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Contact{}, fmt.Errorf("contact named %q: %w", name, ErrNotFound)
+	}
+	var rows []contactRow
+	if err := db.g.WithContext(ctx).Where("number <> '' AND name LIKE ? ESCAPE '\\'", escapeLike(name)+"%").
+		Order("created_at, id").Limit(50).Find(&rows).Error; err != nil {
+		return Contact{}, fmt.Errorf("contact named %q: %w", name, err)
+	}
+	for _, r := range rows {
+		if strings.EqualFold(strings.TrimSpace(r.Name), name) {
+			return r.contact(), nil
+		}
+	}
+	return Contact{}, fmt.Errorf("contact named %q: %w", name, ErrNotFound)
 }

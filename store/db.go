@@ -22,6 +22,7 @@ type DB struct {
 	deliveryLog int           // lines the delivery log keeps
 	outbox      outboxCount   // events in the outbox (outbox.go)
 	contacts    contactIndex  // contacts by number key (contacts_cache.go)
+	finished    historyHooks  // told after each call's entry is completed (history_seen.go)
 	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
 	disk        diskState     // the disk-full state (disk.go)
 	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)

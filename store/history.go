@@ -38,6 +38,7 @@ type historyRow struct {
 	Note       string  `gorm:"column:note"`
 	Recording  string  `gorm:"column:recording"`
 	Secure     bool    `gorm:"column:secure"`
+	SIPStatus  int     `gorm:"column:sip_status"`
 }
 
 func (historyRow) TableName() string { return "history" }
@@ -55,7 +56,8 @@ func historyRowOf(e HistoryEntry) historyRow {
 		Dialed: e.Dialed, Outcome: e.Outcome, Answered: e.Answered, DurationS: e.DurationS,
 		Reason: e.Reason, AnsweredBy: e.AnsweredBy, StartedAt: ts(e.StartedAt),
 		AnsweredAt: ts(e.AnsweredAt), EndedAt: ts(e.EndedAt), Open: e.Open, Declined: e.Declined,
-		Jitter: e.Jitter, Loss: e.Loss, Note: e.Note, Recording: e.Recording, Secure: e.Secure}
+		Jitter: e.Jitter, Loss: e.Loss, Note: e.Note, Recording: e.Recording, Secure: e.Secure,
+		SIPStatus: e.SIPStatus}
 }
 
 func (r historyRow) entry() HistoryEntry {
@@ -65,7 +67,7 @@ func (r historyRow) entry() HistoryEntry {
 		Reason: r.Reason, AnsweredBy: r.AnsweredBy, StartedAt: fromTS(r.StartedAt),
 		AnsweredAt: fromTS(r.AnsweredAt), EndedAt: fromTS(r.EndedAt), Open: r.Open,
 		Declined: r.Declined, Jitter: r.Jitter, Loss: r.Loss, Note: r.Note, Recording: r.Recording,
-		Tags: []string{}, Secure: r.Secure}
+		Tags: []string{}, Secure: r.Secure, SIPStatus: r.SIPStatus}
 }
 
 // StartHistory writes the entry of a call that has just started, with Open
@@ -134,7 +136,7 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		"answered_at = ?", "ended_at = ?", "open = 0", "declined = ?", "jitter = ?", "loss = ?"}
 	args := []any{r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.AnsweredAt, r.EndedAt,
 		r.Declined, r.Jitter, r.Loss}
-	set, args = append(set, "secure = ?"), append(args, r.Secure)
+	set, args = append(set, "secure = ?", "sip_status = ?"), append(args, r.Secure, r.SIPStatus)
 	for _, kv := range []struct{ col, v string }{{"seance_id", r.SeanceID}, {"account_id", r.AccountID},
 		{"account", r.Account}, {"direction", r.Direction}, {"number", r.Number}, {"uri", r.URI},
 		{"name", r.Name}, {"dialed", r.Dialed}, {"recording", r.Recording}} {
@@ -156,9 +158,10 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		db.finished.tell()
 		return nil
 	}
-	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(update, args...)
 		if res.Error != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)
@@ -177,6 +180,10 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		}
 		return writeTags(tx, r.ID, e.Tags, nil)
 	})
+	if err == nil {
+		db.finished.tell()
+	}
+	return err
 }
 
 // maxHistoryPage bounds one page of ListHistory.

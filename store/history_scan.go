@@ -10,7 +10,7 @@ import (
 // historyColumns are the columns scanHistory reads, in its order.
 const historyColumns = `id, call_id, seance_id, account_id, account, direction, number, uri, name, dialed,
 	outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at, open, declined,
-	jitter, loss, note, recording, secure`
+	jitter, loss, note, recording, secure, sip_status`
 
 // historyScan holds the integer columns of one history row while it is
 // scanned; dest lists the destinations of historyColumns in their order.
@@ -24,7 +24,7 @@ func (h *historyScan) dest() []any {
 	e := h.e
 	return []any{&e.ID, &e.CallID, &e.SeanceID, &e.AccountID, &e.Account, &e.Direction, &e.Number,
 		&e.URI, &e.Name, &e.Dialed, &e.Outcome, &h.answered, &e.DurationS, &e.Reason, &e.AnsweredBy,
-		&h.started, &h.answeredAt, &h.ended, &h.open, &h.declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, &h.secure}
+		&h.started, &h.answeredAt, &h.ended, &h.open, &h.declined, &e.Jitter, &e.Loss, &e.Note, &e.Recording, &h.secure, &e.SIPStatus}
 }
 
 // fill sets the entry's fields that were scanned as integers (Tags empty).

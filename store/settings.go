@@ -89,6 +89,10 @@ type SIPSettings struct {
 	TLSListen       string `json:"tls_listen"`      // SIP over TLS listener, e.g. ":5061"; empty: off
 	TLSCertFile     string `json:"tls_cert_file"`   // its certificate (PEM); empty: one made and kept in the home
 	TLSKeyFile      string `json:"tls_key_file"`    // its private key (PEM)
+	// DefaultRegion is where numbers without a country code are read
+	// when they are matched to contacts (issue 16): a region code like DE
+	// or US; empty: only numbers with a country code are normalised.
+	DefaultRegion string `json:"default_region"`
 }
 
 // Who may call (sip.accept_calls_from).

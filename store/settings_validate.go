@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/softphone/softphone/internal/phonenum"
 )
 
 // FieldError is a setting with a bad value. Key is the dotted path of the
@@ -122,6 +124,9 @@ func (s Settings) Validate() error {
 		c.account(i, a, ids)
 	}
 	c.oneOf("sip.presence_status", s.SIP.PresenceStatus, PresenceStatuses)
+	if r := s.SIP.DefaultRegion; r != "" && !phonenum.ValidRegion(r) {
+		c.fail("sip.default_region", "must be a region code like DE or US, got %q", r)
+	}
 	if sel := s.SIP.SelectedAccount; sel != "" && !ids[sel] {
 		c.fail("sip.selected_account", "no account with id %q", sel)
 	}

@@ -41,6 +41,9 @@ type HistoryEntry struct {
 	Tags       []string // taxonomy codes
 	Recording  string   // recording id, empty when none
 	Secure     bool     // the media was encrypted (SRTP)
+	// SIPStatus is the final SIP status of a call that was refused or
+	// failed (404, 486, 603, ...); 0 when none came or none is known.
+	SIPStatus int
 }
 
 // HistoryFilter selects history entries. Zero value: newest 100.

@@ -19,14 +19,6 @@ func entryWho(e store.HistoryEntry) string {
 	return e.Name
 }
 
-// outcomeKey is the outcome, or "open" for a call still going on.
-func outcomeKey(e store.HistoryEntry) string {
-	if e.Open || e.Outcome == "" {
-		return "open"
-	}
-	return e.Outcome
-}
-
 func has(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {

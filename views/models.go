@@ -25,6 +25,8 @@ type Page struct {
 	// Notices tell what the phone did to live beside other programs (a
 	// taken SIP port, a listener that cannot open, a full RTP range).
 	Notices []string
+	Missed  int         // missed calls since History was seen (issue 16)
+	Ended   []EndedView // the call that has just ended, with why
 }
 
 // AccountView is one line with its registration state.
@@ -51,6 +53,8 @@ type PhoneData struct {
 	Calls    []CallView
 	Number   string // prefilled number (from /dial)
 	Redial   string
+	Recent   RecentData   // recent and missed calls (issue 16)
+	Suggest  []Suggestion // the dial field's list
 	Hotkeys  store.HotkeySettings
 	Audio    store.AudioSettings
 }

@@ -62,6 +62,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	db.SetNumberRegion(st.SIP.DefaultRegion) // contacts match numbers in any format (issue 16)
 
 	bus := sipua.NewBusAfterRuns() // /events ids rise across restarts (issue 14)
 	counters := metrics.New()
@@ -105,6 +106,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	syncStartAtLogin(o, st.Startup.StartAtLogin, log)
 	settings.Watch(func(s store.Settings) {
+		db.SetNumberRegion(s.SIP.DefaultRegion)
 		syncStartAtLogin(o, s.Startup.StartAtLogin, log)
 		phone.Apply(s)
 		sender.Apply(s)

@@ -15,7 +15,7 @@ func (s *Server) dial(c fiber.Ctx) error {
 	if s.cfg.Phone == nil {
 		return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("err.nophone"))
 	}
-	number := normalizeNumber(c.FormValue("number"))
+	number := normalizeNumber(s.contactNumber(c.Context(), c.FormValue("number")))
 	if number == "" {
 		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.nonumber"))
 	}
@@ -96,11 +96,11 @@ func (s *Server) conference(c fiber.Ctx) error {
 
 func (s *Server) acted(c fiber.Ctx, err error) error {
 	s.hub.poke()
-	if errors.Is(err, sipua.ErrBadNumber) {
-		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.badnumber"))
-	}
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		if !errors.Is(err, sipua.ErrBadNumber) {
+			s.log.Info("page action failed", "path", c.Path(), "err", err)
+		}
+		return s.fail(c, fiber.StatusBadRequest, actionError(s.lang(), err))
 	}
 	return ok(c)
 }

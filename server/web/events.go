@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/views"
 )
 
 // heartbeat resends the state through idle periods; it also finds gone clients.
@@ -33,13 +34,13 @@ func (s *Server) events(c fiber.Ctx) error {
 		}
 		t := time.NewTicker(heartbeat)
 		defer t.Stop()
-		ended := s.hub.endedCount()
+		ended := s.hub.historyNews()
 		for {
 			if err := s.writeState(w, csrf); err != nil {
 				return
 			}
 			// A call ended: open history pages fetch their list again.
-			if n := s.hub.endedCount(); n != ended {
+			if n := s.hub.historyNews(); n != ended {
 				ended = n
 				if writeEvent(w, "history", strconv.FormatUint(n, 10)) != nil || w.Flush() != nil {
 					return
@@ -64,7 +65,8 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 		name string
 		comp templ.Component
 	}{
-		{"calls", callsFragment(l, s.callViews())},
+		{"calls", callsFragment(l, s.callViews(), s.hub.recent.views(time.Now()))},
+		{"missed", views.MissedBadge(l, s.missed(context.Background()))},
 		{"accounts", accountsFragment(l, s.accountViews())},
 		{"audio", audioFragment(l, holder, live)},
 		{"origins", originsFragment(l, s.asks(), csrf)},

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -33,7 +32,7 @@ func (p *testPhone) note(s string) error {
 	defer p.mu.Unlock()
 	p.did = append(p.did, s)
 	if strings.Contains(s, "gone") {
-		return errors.New("no call with that id")
+		return sipua.ErrNoCall
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ func (s *Server) historyPage(c fiber.Ctx) error {
 	if s.cfg.DB == nil {
 		return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("err.nodb"))
 	}
+	s.historySeen(c.Context()) // the missed calls are seen: the badge goes
 	page, _ := strconv.Atoi(c.Query("page"))
 	page = max(page, 0)
 	f := store.HistoryFilter{

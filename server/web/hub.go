@@ -17,6 +17,8 @@ type hub struct {
 	digits  map[string]string // call id -> DTMF received on it
 	sent    map[string]string // call id -> DTMF the pages sent on it
 	ended   uint64            // calls ended so far: the history has news
+	recent  endedCalls        // the call that has just ended, for its card (words.go)
+	missed  missedCache       // the navigation's count of missed calls (words.go)
 }
 
 func newHub() *hub {
@@ -41,6 +43,7 @@ func (h *hub) run(ctx context.Context, s *Server) {
 
 // note keeps the digits received on each call while it lasts.
 func (h *hub) note(e sipua.Event) {
+	h.recent.note(e)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch e.Kind {

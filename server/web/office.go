@@ -134,7 +134,7 @@ func (s *Server) pickup(c fiber.Ctx) error {
 		return s.fail(c, fiber.StatusConflict, s.lang().T("err.notringing"))
 	}
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.acted(c, err)
 	}
 	return s.dialed(c, call.ID)
 }
@@ -150,7 +150,7 @@ func (s *Server) callVoicemail(c fiber.Ctx) error {
 		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.novoicemail"))
 	}
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.acted(c, err)
 	}
 	return s.dialed(c, call.ID)
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"time"
+
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/sipua"
@@ -29,7 +31,8 @@ func (s *Server) renderPhone(c fiber.Ctx, number string) error {
 			}
 		}
 	}
-	d := views.PhoneData{Accounts: s.accountViews(), Number: number, Redial: redial, Hotkeys: st.Hotkeys, Audio: st.Audio}
+	d := views.PhoneData{Accounts: s.accountViews(), Number: number, Redial: redial, Hotkeys: st.Hotkeys, Audio: st.Audio,
+		Recent: s.recentCalls(c.Context()), Suggest: s.suggestions(c.Context(), "")}
 	return s.render(c, views.PhonePage(s.fullPage(c, "phone"), d))
 }
 
@@ -37,6 +40,8 @@ func (s *Server) renderPhone(c fiber.Ctx, number string) error {
 func (s *Server) fullPage(c fiber.Ctx, nav string) views.Page {
 	p := s.page(c, nav)
 	p.Calls = s.callViews()
+	p.Ended = s.hub.recent.views(time.Now())
+	p.Missed = s.missed(c.Context())
 	p.Hotkeys = views.HotkeysJSON(s.cfg.Settings.Get().Hotkeys)
 	p.AudioHolder, p.AudioLive = s.audioHolder()
 	return p
@@ -117,8 +122,8 @@ func (s *Server) audioHolder() (string, bool) {
 	return holder, true
 }
 
-func callsFragment(l views.L, calls []views.CallView) templ.Component {
-	return views.CallsList(l, calls)
+func callsFragment(l views.L, calls []views.CallView, ended []views.EndedView) templ.Component {
+	return templ.Join(views.CallsList(l, calls), views.EndedCalls(l, ended))
 }
 
 func accountsFragment(l views.L, a []views.AccountView) templ.Component {

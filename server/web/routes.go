@@ -26,6 +26,8 @@ func (s *Server) routes() {
 	a.Post("/origins/answer", s.answerOrigin)
 	a.Post("/calls", s.dial)
 	a.Post("/calls/conference", s.conference)
+	a.Post("/calls/ended/:id/dismiss", s.dismissEnded)
+	a.Get("/dial/suggest", s.suggest)
 	a.Post("/calls/:id/:action", s.callAction)
 	a.Post("/accounts/:id/select", s.selectAccount)
 	a.Post("/webrtc/offer", s.offer)

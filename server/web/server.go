@@ -80,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Origins.OnChange(s.hub.poke) // a question comes or goes: open pages show it
 	}
 	s.watchDisk()
+	s.watchHistory() // the missed-calls badge follows the history (words.go)
 	fc := fiber.Config{
 		Immutable:    true, // values from c.Params/c.Query outlive the handler
 		BodyLimit:    8 << 20,

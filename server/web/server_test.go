@@ -172,9 +172,9 @@ func TestCallActionsReachThePhone(t *testing.T) {
 	if got := r.st.Get().SIP.SelectedAccount; got != "a1" {
 		t.Errorf("selected account not kept: %q", got)
 	}
-	// A phone error comes back as a message for the alert area.
+	// A phone error comes back in words for the alert area, never raw (issue 16).
 	res, body := r.form("/calls/gone/hangup", nil)
-	if res.StatusCode != 400 || res.Header.Get("HX-Retarget") != "#flash" || !strings.Contains(body, "no call with that id") {
+	if res.StatusCode != 400 || res.Header.Get("HX-Retarget") != "#flash" || !strings.Contains(body, "That call has ended.") {
 		t.Fatalf("error: %d %q %q", res.StatusCode, res.Header.Get("HX-Retarget"), body)
 	}
 }

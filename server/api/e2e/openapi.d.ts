@@ -767,6 +767,7 @@ export interface components {
                 accept_calls_from?: string;
                 allow_call_info_answer?: boolean;
                 auto_answer?: boolean;
+                default_region?: string;
                 do_not_disturb?: boolean;
                 listen?: string;
                 presence_status?: string;

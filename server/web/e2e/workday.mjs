@@ -87,6 +87,50 @@ export async function workday(page, shot, url, check) {
     await page.waitForFunction((n) => document.querySelectorAll('#history-entries article').length > n, before, { timeout: 10000 }).catch(() => {});
     check('day: history shows the new call without a reload', (await page.locator('#history-entries article').count()) > before);
     await shot('24-history-live');
+
+    // Issue 16: Enter on a contact's name calls that person's number.
+    await page.goto(at('/contacts'));
+    await page.fill('#f-name', 'Bob Baresip');
+    await page.fill('#f-number', 'bob');
+    await page.click('#contact-form button[type=submit]');
+    await page.waitForSelector('#contact-list >> text=Bob Baresip', { timeout: 10000 }).catch(() => {});
+    await page.goto(at('/'));
+    await page.fill('#number', 'Bob Bar');
+    await page.waitForSelector('#dial-suggest option[value="bob"]', { state: 'attached', timeout: 10000 }).catch(() => {});
+    check('day: the dial field suggests the contact', (await page.locator('#dial-suggest option[value="bob"]').count()) > 0);
+    await page.fill('#number', 'Bob Baresip');
+    await page.press('#number', 'Enter');
+    await page.waitForSelector('#calls [data-state="active"]', { timeout: 20000 }).catch(() => {});
+    check('day: Enter on a name calls the contact', (await page.getAttribute('#calls [data-call-id]', 'data-number').catch(() => '')) === 'bob');
+    await page.click('#calls [data-action="hangup"]').catch(() => {});
+    await page.waitForSelector('#calls .ended-call[data-why="why.local"]', { timeout: 10000 }).catch(() => {});
+    check('day: the ended call says "Ended by you"', ((await page.textContent('#calls .ended-call').catch(() => '')) ?? '').includes('Ended by you'));
+
+    // A call to a user the PBX does not know says why, with the SIP status.
+    await page.fill('#number', 'nosuchuser');
+    await page.press('#number', 'Enter');
+    await page.waitForSelector('#calls .ended-call[data-why="why.notfound"]', { timeout: 20000 }).catch(() => {});
+    const card = (await page.textContent('#calls .ended-call').catch(() => '')) ?? '';
+    check('day: unknown user: "No such number" with SIP 404', card.includes('No such number') && card.includes('SIP 404'), card);
+    await shot('25-no-such-number');
+
+    // A missed call: the badge on History and the missed list on the phone page.
+    await bob.ctrl('dial', `sip:alice@127.0.0.1:${kam.port}`);
+    await page.waitForSelector('#calls [data-state="ringing-in"]', { timeout: 20000 }).catch(() => {});
+    await bob.ctrl('hangup');
+    await page.waitForSelector('#missed .missed-count', { timeout: 20000 }).catch(() => {});
+    check('day: missed-calls badge on the navigation', await page.isVisible('#missed .missed-count'));
+    await page.waitForSelector('#recent .missed .callback', { timeout: 10000 }).catch(() => {});
+    check('day: the missed call is on the phone page with Call back', await page.isVisible('#recent .missed .callback'));
+    await shot('26-missed');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^History/ }).click();
+    await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'History', null, { timeout: 10000 }).catch(() => {});
+    check('day: History clears the badge', !(await page.isVisible('#missed .missed-count')));
+    const failed = page.locator('article[data-why="why.notfound"]').first();
+    check('day: History says "No such number" with SIP 404', ((await failed.textContent().catch(() => '')) ?? '').includes('SIP 404'));
+    check('day: History never shows "Ended by failed"', !(await page.textContent('#history-entries')).includes('Ended by failed'));
+    check('day: the chart is folded', !(await page.locator('#history-chart').evaluate((d) => d.open)));
+    await shot('27-history-words');
   } catch (e) {
     check('day', false, String(e?.stack ?? e) + '\nbaresip:\n' + bob.log().slice(-1500));
   } finally {

@@ -1,0 +1,71 @@
+package views
+
+// Strings of issue 16 items 3-6 (branch words): why a call ended, page action
+// errors in words, the dial field's suggestions, missed calls, recent calls,
+// the compact history and sip.default_region.
+func init() {
+	for k, v := range map[string][2]string{
+		// Why a call ended (views/outcome.go).
+		"why.open":          {"In progress", "Läuft"},
+		"why.busy":          {"Busy", "Besetzt"},
+		"why.notfound":      {"No such number", "Rufnummer existiert nicht"},
+		"why.noanswer":      {"No answer", "Keine Antwort"},
+		"why.declined":      {"Declined", "Abgelehnt"},
+		"why.declinedbyyou": {"Declined by you", "Von Ihnen abgelehnt"},
+		"why.unreachable":   {"Network unreachable", "Netzwerk nicht erreichbar"},
+		"why.local":         {"Ended by you", "Von Ihnen beendet"},
+		"why.remote":        {"Ended by the other party", "Vom Gegenüber beendet"},
+		"why.missed":        {"Missed", "Verpasst"},
+		"why.transferred":   {"Transferred", "Weitervermittelt"},
+		"why.interrupted":   {"Interrupted (the phone stopped)", "Unterbrochen (das Telefon wurde beendet)"},
+		"why.notencrypted":  {"Not encrypted: refused", "Nicht verschlüsselt: abgewiesen"},
+		"why.failed":        {"Call failed", "Anruf fehlgeschlagen"},
+		"why.answered":      {"Answered", "Angenommen"},
+		"ended.title":       {"Call ended", "Anruf beendet"},
+		"ended.dismiss":     {"Dismiss", "Ausblenden"},
+		"ended.callagain":   {"Call again", "Erneut anrufen"},
+		"ended.label":       {"Last call: %s", "Letzter Anruf: %s"},
+		// Page action errors (server/web/acterr.go).
+		"acterr.nocall":      {"That call has ended.", "Dieser Anruf ist schon beendet."},
+		"acterr.nonumber":    {"Enter a number to call.", "Bitte eine Rufnummer eingeben."},
+		"acterr.nodigits":    {"No keys to send.", "Keine Tasten zum Senden."},
+		"acterr.baddigit":    {"Only 0-9, *, # and A-D can be sent as tones.", "Als Töne lassen sich nur 0-9, *, # und A-D senden."},
+		"acterr.notarget":    {"Enter where to transfer the call.", "Bitte angeben, wohin weitervermittelt werden soll."},
+		"acterr.accountgone": {"The line this call is on is no longer set up.", "Die Leitung dieses Anrufs ist nicht mehr eingerichtet."},
+		"acterr.noaccount":   {"No line to call from: set up an account in Settings.", "Keine Leitung zum Anrufen: Richten Sie in den Einstellungen ein Konto ein."},
+		"acterr.state":       {"That is not possible in the call's state.", "Das ist im jetzigen Zustand des Anrufs nicht möglich."},
+		"acterr.transfer":    {"The transfer failed: the other side or the target refused it.", "Die Weitervermittlung ist fehlgeschlagen: Gegenüber oder Ziel hat abgelehnt."},
+		"acterr.notserving":  {"The phone is not running yet.", "Das Telefon läuft noch nicht."},
+		"acterr.nolistener":  {"The line's connection (transport) could not be opened.", "Die Verbindung (Transport) der Leitung konnte nicht geöffnet werden."},
+		"acterr.holdfirst":   {"The call in progress could not be put on hold.", "Der laufende Anruf konnte nicht gehalten werden."},
+		"acterr.notringing":  {"That line is not ringing.", "Diese Leitung klingelt nicht."},
+		"acterr.novoicemail": {"This line has no voicemail number.", "Diese Leitung hat keine Mailbox-Nummer."},
+		"acterr.sips":        {"A sips: address needs a line with transport TLS.", "Eine sips:-Adresse braucht eine Leitung mit Transport TLS."},
+		"acterr.timeout":     {"The phone did not answer in time. Try again.", "Das Telefon hat nicht rechtzeitig geantwortet. Bitte erneut versuchen."},
+		"acterr.other":       {"That did not work. The log says why.", "Das hat nicht geklappt. Das Protokoll nennt den Grund."},
+		// The dial field.
+		"dial.suggest": {"Contacts and recent numbers", "Kontakte und letzte Nummern"},
+		// Missed and recent calls.
+		"missed.badge":    {"%d missed", "%d verpasst"},
+		"missed.label":    {"%d missed calls since you last looked at History", "%d verpasste Anrufe seit dem letzten Blick in den Verlauf"},
+		"recent.title":    {"Recent calls", "Letzte Anrufe"},
+		"recent.none":     {"No calls yet.", "Noch keine Anrufe."},
+		"recent.missed":   {"Missed calls", "Verpasste Anrufe"},
+		"recent.callback": {"Call back %s", "%s zurückrufen"},
+		"recent.all":      {"All calls in History", "Alle Anrufe im Verlauf"},
+		// The compact history.
+		"history.party":     {"Party", "Gesprächspartner"},
+		"history.time":      {"Time", "Zeit"},
+		"history.length":    {"Length", "Dauer"},
+		"history.outcome":   {"Outcome", "Ergebnis"},
+		"history.more":      {"Details, tags and note", "Details, Schlagwörter und Notiz"},
+		"history.showchart": {"Calls per day (chart)", "Anrufe pro Tag (Diagramm)"},
+		// Settings: the region numbers are read in.
+		"settings.numbers":        {"Numbers", "Nummern"},
+		"sip.default_region":      {"Default region", "Standardregion"},
+		"sip.default_region.hint": {"Two letters like DE or US: numbers without a country code (030 1234567) are read as numbers of this region, so they match contacts saved as +49 30 1234567. Empty: only numbers with a country code are matched across formats.", "Zwei Buchstaben wie DE oder US: Nummern ohne Landesvorwahl (030 1234567) gelten als Nummern dieser Region und passen so zu Kontakten, die als +49 30 1234567 gespeichert sind. Leer: nur Nummern mit Landesvorwahl werden formatübergreifend verglichen."},
+		"err.region":              {"must be a region code like DE or US, got %q", "muss ein Regionscode wie DE oder US sein, nicht %q"},
+	} {
+		en[k], de[k] = v[0], v[1]
+	}
+}
