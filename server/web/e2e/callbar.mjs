@@ -219,6 +219,13 @@ async function german() {
   await page.waitForSelector(`#call-${id2}`, { state: 'detached', timeout: 10000 });
   await page.click(`#call-${id}-hangup`);
   await noCall();
+  // The card saying how the call ended (words) stands in the bar, in view.
+  const ended = await page.waitForSelector('#calls .ended-call', { timeout: 5000 }).then(() => true, () => false);
+  if (ended) {
+    const v3 = await inView('#calls .ended-call');
+    check('360 px: the card of the ended call is in view', v3.ok, v3.why);
+    await shot('ended-360-de-dark');
+  }
 }
 
 // keyboardDay: everything by keyboard, the focus checked after each action.
