@@ -48,10 +48,14 @@ func benchTab(b *testing.B, br *Bridge) (recv chan *rtp.Packet, send *webrtc.Tra
 		b.Fatal(err)
 	}
 	pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer})
-	for deadline := time.Now().Add(5 * time.Second); !br.Attached(); time.Sleep(5 * time.Millisecond) {
+	// The tab counts as attached once its media flows: send until then.
+	silence := make([]byte, 160)
+	for i, deadline := 0, time.Now().Add(5*time.Second); !br.Attached(); i++ {
 		if time.Now().After(deadline) {
 			b.Fatal("no connection")
 		}
+		_ = send.WriteRTP(&rtp.Packet{Header: rtp.Header{Version: 2, SequenceNumber: uint16(60000 + i), Timestamp: uint32(i * 160)}, Payload: silence})
+		time.Sleep(5 * time.Millisecond)
 	}
 	return recv, send
 }

@@ -19,13 +19,16 @@ import (
 // PeerConnection over loopback; the tab focused last (or offered last) holds
 // the audio. Without a tab, calls go on and Attached reports false.
 type Bridge struct {
-	eng  *Engine
-	api  *webrtc.API
-	done chan struct{}
-	wake chan struct{} // audio queued for the mix
-	wg   sync.WaitGroup
+	eng   *Engine
+	me    *webrtc.MediaEngine
+	se    webrtc.SettingEngine // each tab gets a copy with its own DTLS hooks (bridge_fast.go)
+	socks *sockets             // the tabs' ICE sockets by local address
+	done  chan struct{}
+	wake  chan struct{} // audio queued for the mix
+	wg    sync.WaitGroup
 
 	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64 // packets, for tests and figures
+	fastIn, fastOut                          atomic.Uint64 // packets on the fast path (bridge_fast.go)
 
 	mu      sync.Mutex
 	closed  bool
@@ -35,6 +38,7 @@ type Bridge struct {
 	focus   []string            // tab ids, the last usable one holds the audio
 	fifos   map[*Session]*fifo  // far-end audio waiting for the mix toward the tab
 	frame   []int16             // mixer scratch
+	mixed   []byte              // mixer scratch: the encoded frame toward the tab
 }
 
 // webrtcCodecs are the codecs the tab may use, as Chrome names them, with
@@ -74,13 +78,21 @@ func newBridge(e *Engine) (*Bridge, error) {
 		return nil, fmt.Errorf("audio: network for the tab: %w", err)
 	}
 	se.SetNet(rn)
-	se.SetICETimeouts(5*time.Second, 15*time.Second, 2*time.Second)
+	// The tab's RTP never reaches pion's ICE agent once the fast path is up
+	// (bridge_fast.go), so only the browser's consent checks (RFC 7675 5.1:
+	// every 4-6 s) show the pair alive: disconnected after 10 s without
+	// one, failed 10 s later, as before (5 s + 15 s).
+	se.SetICETimeouts(10*time.Second, 10*time.Second, 2*time.Second)
+	// The bridge is the DTLS server toward the tab, so it sees the
+	// handshake's secrets (bridge_fast.go).
+	if err := se.SetAnsweringDTLSRole(webrtc.DTLSRoleServer); err != nil {
+		return nil, fmt.Errorf("audio: DTLS role: %w", err)
+	}
 	b := &Bridge{
-		eng: e,
-		// No interceptors (NACK, TWCC, stats, reports): audio over loopback
-		// needs none of them, and they cost more CPU than the forwarding.
-		api: webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se),
-			webrtc.WithInterceptorRegistry(&interceptor.Registry{})),
+		eng:     e,
+		me:      m,
+		se:      se,
+		socks:   rn.socks,
 		done:    make(chan struct{}),
 		wake:    make(chan struct{}, 1),
 		tabs:    map[string]*tab{},
@@ -88,10 +100,23 @@ func newBridge(e *Engine) (*Bridge, error) {
 		changed: make(chan struct{}),
 		fifos:   map[*Session]*fifo{},
 		frame:   make([]int16, frameLen),
+		mixed:   make([]byte, 0, 1500),
 	}
 	b.wg.Add(1)
 	go b.mixLoop()
 	return b, nil
+}
+
+// newAPI is the pion API of one tab: no interceptors (NACK, TWCC, stats,
+// reports: audio over loopback needs none of them, and they cost more CPU
+// than the forwarding), and the DTLS hooks that hand this tab's SRTP keys
+// to its fast path.
+func (b *Bridge) newAPI(secrets *dtlsSecrets) *webrtc.API {
+	se := b.se
+	se.SetDTLSKeyLogWriter(secrets)
+	se.SetDTLSServerHelloMessageHook(secrets.serverHello)
+	return webrtc.NewAPI(webrtc.WithMediaEngine(b.me), webrtc.WithSettingEngine(se),
+		webrtc.WithInterceptorRegistry(&interceptor.Registry{}))
 }
 
 // Offer answers the WebRTC offer of the phone page in tab tabID (a reloaded

@@ -7,19 +7,75 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// readLoop takes the tab's microphone (and its DTMF) toward the calls.
+// micState is what the tab's microphone stream keeps between packets, on
+// whichever path its packets arrive (pion's track or the fast path).
+type micState struct {
+	t       *tab
+	codecs  [128]*Codec // by payload type, from the answer
+	te      [128]bool   // telephone-event payload types
+	codec   *Codec      // the first audio codec the tab sent (as pion's track)
+	dec     pcmDecoder
+	det     dtmfDetector
+	pcm     []int16
+	pkt     rtp.Packet
+	flowing bool
+}
+
+func (m *micState) init(t *tab) {
+	m.t, m.pcm = t, make([]int16, maxFrame)
+	for _, p := range t.prefs {
+		c := codecFromWebRTC(p)
+		if p.PayloadType > 127 {
+			continue
+		}
+		if c.Name == "telephone-event" {
+			m.te[p.PayloadType] = true
+			continue
+		}
+		m.codecs[p.PayloadType] = &c
+	}
+}
+
+// packet handles one packet from the tab (its header and payload are only
+// borrowed).
+func (m *micState) packet(h *rtp.Header, payload []byte) {
+	t := m.t
+	if !m.flowing {
+		m.flowing = true
+		t.markFlowing()
+	}
+	if t.b.holder() != t {
+		return // another tab holds the audio
+	}
+	pt := h.PayloadType & 0x7f
+	if m.te[pt] {
+		if d, ok := m.det.feed(h.Timestamp, payload); ok {
+			for _, s := range t.b.eng.talking() {
+				go func() { _ = s.SendDTMF(d) }()
+			}
+		}
+		return
+	}
+	if m.codec == nil {
+		m.codec = m.codecs[pt]
+	}
+	if m.codec == nil || pt != m.codec.PT {
+		return
+	}
+	m.pkt.Header, m.pkt.Payload = *h, payload
+	t.up(&m.pkt, *m.codec, &m.dec, m.pcm)
+}
+
+// readLoop takes the tab's microphone (and its DTMF) toward the calls while
+// pion carries the media (until the fast path is up, bridge_fast.go).
 func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
-	codec := codecFromWebRTC(tr.Codec())
-	var (
-		dec     pcmDecoder
-		det     dtmfDetector
-		pcm     = make([]int16, maxFrame)
-		tePT    = map[uint8]bool{}
-		flowing bool
-	)
+	var m micState
+	m.init(t)
+	c := codecFromWebRTC(tr.Codec())
+	m.codec = &c
 	for _, c := range recv.GetParameters().Codecs {
-		if codecFromWebRTC(c).Name == "telephone-event" {
-			tePT[uint8(c.PayloadType)] = true
+		if codecFromWebRTC(c).Name == "telephone-event" && c.PayloadType < 128 {
+			m.te[c.PayloadType] = true
 		}
 	}
 	for {
@@ -27,25 +83,7 @@ func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
 		if err != nil {
 			return
 		}
-		if !flowing {
-			flowing = true
-			t.markFlowing()
-		}
-		if t.b.holder() != t {
-			continue // another tab holds the audio
-		}
-		if tePT[p.PayloadType] {
-			if d, ok := det.feed(p.Timestamp, p.Payload); ok {
-				for _, s := range t.b.eng.talking() {
-					go func() { _ = s.SendDTMF(d) }()
-				}
-			}
-			continue
-		}
-		if p.PayloadType != codec.PT {
-			continue
-		}
-		t.up(p, codec, &dec, pcm)
+		m.packet(&p.Header, p.Payload)
 	}
 }
 
@@ -53,18 +91,18 @@ func (t *tab) readLoop(tr *webrtc.TrackRemote, recv *webrtc.RTPReceiver) {
 // listens and speaks the same codec; otherwise decodes it for every call that
 // listens (and for a recording).
 func (t *tab) up(p *rtp.Packet, codec Codec, dec *pcmDecoder, pcm []int16) {
-	targets := t.b.eng.talking()
-	if len(targets) == 0 {
+	one, n := t.b.eng.soleTalking()
+	if n == 0 {
 		return
 	}
 	now := time.Now()
-	passed := len(targets) == 1 && targets[0].passUp(p, codec, now)
+	passed := n == 1 && one.passUp(p, codec, now)
 	if passed {
 		t.b.passedUp.Add(1)
 	} else {
 		t.b.mixedUp.Add(1)
 	}
-	if passed && !targets[0].recording() {
+	if passed && !one.recording() {
 		return
 	}
 	if *dec == nil {
@@ -74,16 +112,16 @@ func (t *tab) up(p *rtp.Packet, codec Codec, dec *pcmDecoder, pcm []int16) {
 		}
 		*dec = d
 	}
-	n, err := (*dec).decode(p.Payload, pcm)
-	if err != nil || n == 0 {
+	k, err := (*dec).decode(p.Payload, pcm)
+	if err != nil || k == 0 {
 		return
 	}
 	if passed {
-		targets[0].recordLocal(pcm[:n])
+		one.recordLocal(pcm[:k])
 		return
 	}
-	for _, s := range targets {
-		s.pushMic(pcm[:n])
+	for _, s := range t.b.eng.talking() {
+		s.pushMic(pcm[:k])
 	}
 }
 
@@ -98,8 +136,7 @@ func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool {
 	if t.pcmOut != nil {
 		return false // a fallback page gets the mix (mixTick)
 	}
-	aud := b.eng.audible()
-	if len(aud) != 1 || aud[0] != s || s.conferenced() || !t.follow(c) {
+	if one, n := b.eng.soleAudible(); n != 1 || one != s || s.conferenced() || !t.follow(c) {
 		return false
 	}
 	now := time.Now()
@@ -110,9 +147,9 @@ func (b *Bridge) down(s *Session, p *rtp.Packet, c Codec) bool {
 	}
 	seq, ts, marker := t.out.pass(p.SSRC, p.SequenceNumber, p.Timestamp, frameUnits(t.codec), now)
 	t.lastPass = now
-	track := t.track
+	track, pt := t.track, t.codec.PT
 	t.mu.Unlock()
-	write(track, p.Payload, marker || p.Marker, seq, ts)
+	t.send(track, pt, p.Payload, marker || p.Marker, seq, ts)
 	b.passedDown.Add(1)
 	return true
 }
@@ -219,10 +256,10 @@ func (b *Bridge) mixTick(now time.Time) bool {
 		return true
 	}
 	seq, ts, marker := t.out.gen(frameUnits(t.codec), now)
-	payload := append([]byte(nil), t.payload[:n]...)
-	track := t.track
+	payload := append(b.mixed[:0], t.payload[:n]...) // only mixLoop uses it
+	track, pt := t.track, t.codec.PT
 	t.mu.Unlock()
-	write(track, payload, marker, seq, ts)
+	t.send(track, pt, payload, marker, seq, ts)
 	b.mixedDown.Add(1)
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/transport/v4"
@@ -17,15 +18,16 @@ import (
 // loopback-only in effect although it offers the machine's LAN address.
 type rawNet struct {
 	*stdnet.Net
-	own *ownAddrs
+	own   *ownAddrs
+	socks *sockets
 }
 
-func newRawNet() (transport.Net, error) {
+func newRawNet() (rawNet, error) {
 	n, err := stdnet.NewNet()
 	if err != nil {
-		return nil, err
+		return rawNet{}, err
 	}
-	return rawNet{Net: n, own: &ownAddrs{}}, nil
+	return rawNet{Net: n, own: &ownAddrs{}, socks: &sockets{m: map[netip.AddrPort]*localOnly{}}}, nil
 }
 
 func (n rawNet) ListenUDP(network string, laddr *net.UDPAddr) (transport.UDPConn, error) {
@@ -34,7 +36,7 @@ func (n rawNet) ListenUDP(network string, laddr *net.UDPAddr) (transport.UDPConn
 		return nil, err
 	}
 	if u, ok := c.(*net.UDPConn); ok {
-		return localOnly{newRawUDP(u), n.own}, nil
+		return n.socks.add(&localOnly{rawUDP: newRawUDP(u), own: n.own, socks: n.socks}), nil
 	}
 	return c, nil
 }
@@ -45,7 +47,7 @@ func (n rawNet) ListenPacket(network, address string) (net.PacketConn, error) {
 		return nil, err
 	}
 	if u, ok := c.(*net.UDPConn); ok {
-		return localOnly{newRawUDP(u), n.own}, nil
+		return n.socks.add(&localOnly{rawUDP: newRawUDP(u), own: n.own, socks: n.socks}), nil
 	}
 	return c, nil
 }
@@ -56,34 +58,87 @@ func (n rawNet) ListenPacket(network, address string) (net.PacketConn, error) {
 // without --allow-loopback-in-peer-connection gathers nothing on it), so
 // its sockets listen there; connectivity checks (RFC 8445 7.3) and media
 // from any other machine are never read, let alone answered.
+//
+// A socket that carries a tab's media also has a tap (bridge_fast.go): the
+// tab's SRTP packets are decrypted and forwarded right here, in the
+// goroutine that read them, instead of passing through pion's mux, SRTP
+// session and track buffers (three goroutine hand-offs per packet). Every
+// other datagram (STUN, DTLS, RTCP) still goes to pion.
 type localOnly struct {
 	*rawUDP
-	own *ownAddrs
+	own   *ownAddrs
+	socks *sockets
+	tap   atomic.Pointer[fastPath]
 }
 
-func (c localOnly) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
+func (c *localOnly) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 	for {
 		n, from, err := c.rawUDP.ReadFromAddrPort(b)
-		if err != nil || c.own.has(from.Addr()) {
+		if err != nil {
 			return n, from, err
+		}
+		if !c.own.has(from.Addr()) {
+			continue
+		}
+		if f := c.tap.Load(); f != nil && isRTP(b[:n]) && f.receive(b[:n], from) {
+			continue
+		}
+		return n, from, err
+	}
+}
+
+// Close forgets the socket before closing it.
+func (c *localOnly) Close() error {
+	c.socks.remove(c)
+	return c.rawUDP.Close()
+}
+
+func (c *localOnly) ReadFrom(b []byte) (int, net.Addr, error) {
+	n, from, err := c.ReadFromAddrPort(b)
+	if err != nil {
+		return n, nil, err
+	}
+	return n, net.UDPAddrFromAddrPort(from), nil
+}
+
+func (c *localOnly) ReadFromUDP(b []byte) (int, *net.UDPAddr, error) {
+	n, from, err := c.ReadFromAddrPort(b)
+	if err != nil {
+		return n, nil, err
+	}
+	return n, net.UDPAddrFromAddrPort(from), nil
+}
+
+// sockets finds the socket a tab's selected ICE pair uses by its local
+// address.
+type sockets struct {
+	mu sync.Mutex
+	m  map[netip.AddrPort]*localOnly
+}
+
+func (s *sockets) add(c *localOnly) *localOnly {
+	if ap, err := netip.ParseAddrPort(c.LocalAddr().String()); err == nil {
+		s.mu.Lock()
+		s.m[netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())] = c
+		s.mu.Unlock()
+	}
+	return c
+}
+
+func (s *sockets) remove(c *localOnly) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.m {
+		if v == c {
+			delete(s.m, k)
 		}
 	}
 }
 
-func (c localOnly) ReadFrom(b []byte) (int, net.Addr, error) {
-	n, from, err := c.ReadFromAddrPort(b)
-	if err != nil {
-		return n, nil, err
-	}
-	return n, net.UDPAddrFromAddrPort(from), nil
-}
-
-func (c localOnly) ReadFromUDP(b []byte) (int, *net.UDPAddr, error) {
-	n, from, err := c.ReadFromAddrPort(b)
-	if err != nil {
-		return n, nil, err
-	}
-	return n, net.UDPAddrFromAddrPort(from), nil
+func (s *sockets) find(ap netip.AddrPort) *localOnly {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())]
 }
 
 // ownAddrs is the set of this machine's interface addresses, read again

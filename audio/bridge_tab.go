@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/rtp"
@@ -36,10 +37,14 @@ type tab struct {
 	enc        pcmEncoder
 	lastPass   time.Time
 	payload    []byte
+
+	secrets *dtlsSecrets             // what the DTLS handshake revealed (bridge_fast.go)
+	fast    atomic.Pointer[fastPath] // the media below pion, once connected
 }
 
 func newTab(b *Bridge, id string, codec Codec) (*tab, error) {
-	pc, err := b.api.NewPeerConnection(webrtc.Configuration{})
+	secrets := &dtlsSecrets{}
+	pc, err := b.newAPI(secrets).NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
 	}
@@ -50,7 +55,7 @@ func newTab(b *Bridge, id string, codec Codec) (*tab, error) {
 		pc.Close()
 		return nil, fmt.Errorf("%w: %v", ErrBadOffer, err)
 	}
-	t := &tab{b: b, id: id, pc: pc, track: track, codec: codec, payload: make([]byte, 1500), born: time.Now(),
+	t := &tab{b: b, id: id, pc: pc, track: track, secrets: secrets, codec: codec, payload: make([]byte, 1500), born: time.Now(),
 		out: rewriter{seq: uint16(rand.Uint32()), ts: rand.Uint32()}}
 	return t, nil
 }
@@ -65,6 +70,11 @@ func (t *tab) negotiate(ctx context.Context, offer string, prefs []webrtc.RTPCod
 	go drainRTCP(sender)
 	t.pc.OnTrack(t.readLoop)
 	t.pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
+		if st == webrtc.PeerConnectionStateConnected {
+			t.startFast()
+		} else {
+			t.stopFast()
+		}
 		t.mu.Lock()
 		t.connected = st == webrtc.PeerConnectionStateConnected
 		t.mu.Unlock()
@@ -122,6 +132,7 @@ func (t *tab) isConnected() bool {
 
 func (t *tab) close() {
 	t.closeOnce.Do(func() {
+		t.stopFast()
 		if t.pc != nil {
 			_ = t.pc.Close()
 		}

@@ -141,6 +141,9 @@ func TestChromeThroughBridge(t *testing.T) {
 			if b.passedDown.Load() == 0 || (b.passedUp.Load() > 0) != tc.passedUp {
 				t.Fatalf("pass-through down %d up %d", b.passedDown.Load(), b.passedUp.Load())
 			}
+			if b.fastIn.Load() < 20 || b.fastOut.Load() < 20 {
+				t.Fatalf("fast path carried %d packets from the page, %d to it", b.fastIn.Load(), b.fastOut.Load())
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/dtls/v3"
@@ -64,12 +65,18 @@ type DTLSParams struct {
 // writes go to the far end's current address.
 type dtlsComp struct {
 	s      *Session
+	rtcp   bool       // the RTCP port's own association (RFC 5764 4.1: no rtcp-mux)
 	conn   *dtls.Conn // once made
 	in     chan []byte
 	closed chan struct{}
 	once   sync.Once
 	mu     sync.Mutex
 	dl     time.Time
+
+	// On the RTP component: the RTCP port's association and the SRTCP
+	// keys it gave (nil until its handshake is done).
+	ctrl  *dtlsComp
+	srtcp atomic.Pointer[srtpState]
 }
 
 func (d *dtlsComp) feed(b []byte) {
@@ -111,13 +118,25 @@ func (timeoutError) Temporary() bool { return true }
 func (d *dtlsComp) remote() net.Addr {
 	d.s.mu.Lock()
 	defer d.s.mu.Unlock()
+	if d.rtcp {
+		if d.s.remoteCtrl == nil {
+			return &net.UDPAddr{}
+		}
+		return d.s.remoteCtrl
+	}
 	return net.UDPAddrFromAddrPort(d.s.remoteAP)
 }
 
 func (d *dtlsComp) WriteTo(b []byte, _ net.Addr) (int, error) {
 	d.s.mu.Lock()
-	to := d.s.remoteAP
+	to, ctrl := d.s.remoteAP, d.s.remoteCtrl
 	d.s.mu.Unlock()
+	if d.rtcp {
+		if ctrl == nil {
+			return len(b), nil
+		}
+		return d.s.ctrl.WriteToUDP(b, ctrl)
+	}
 	return d.s.conn.WriteToAddrPort(b, to)
 }
 
@@ -126,7 +145,12 @@ func (d *dtlsComp) Close() error {
 	return nil
 }
 
-func (d *dtlsComp) LocalAddr() net.Addr { return d.s.conn.LocalAddr() }
+func (d *dtlsComp) LocalAddr() net.Addr {
+	if d.rtcp {
+		return d.s.ctrl.LocalAddr()
+	}
+	return d.s.conn.LocalAddr()
+}
 
 func (d *dtlsComp) SetDeadline(t time.Time) error { return d.SetReadDeadline(t) }
 
@@ -145,6 +169,12 @@ func (d *dtlsComp) SetWriteDeadline(time.Time) error { return nil }
 // clear. On success the SRTP keys come from the DTLS exporter (RFC 5764
 // 4.2); the far end's certificate must match its SDP fingerprint (RFC 5763
 // 5). A session already secured by DTLS keeps its association.
+//
+// RTCP goes on its own port (no rtcp-mux), which is a flow of its own:
+// RFC 5764 4.1 protects it with a DTLS association of its own, made the
+// same way (same certificate, fingerprint and roles) beside the RTP one;
+// its keys protect SRTCP (RFC 3711 3.4). Until it is up no RTCP is sent
+// or read; its failure leaves the call as it is (RTCP only, logged).
 func (s *Session) StartDTLS(p DTLSParams) error {
 	if _, err := DTLSFingerprint(); err != nil {
 		return fmt.Errorf("%w: %v", ErrSRTPKeys, err)
@@ -159,6 +189,7 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	}
 	s.srtpWanted.Store(true)
 	d := &dtlsComp{s: s, in: make(chan []byte, 64), closed: make(chan struct{})}
+	d.ctrl = &dtlsComp{s: s, rtcp: true, in: make(chan []byte, 64), closed: make(chan struct{})}
 	if !s.dtls.CompareAndSwap(nil, d) {
 		return nil
 	}
@@ -177,7 +208,10 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		err := s.handshake(d, opts, p.Client)
+		keys, err := s.handshake(d, opts, p.Client)
+		if err == nil {
+			err = s.SetSRTP(keys)
+		}
 		if err != nil {
 			s.eng.log.Warn("DTLS-SRTP handshake failed: the call stays silent", "call", s.cfg.CallID, "error", err)
 		}
@@ -185,12 +219,26 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 			p.OnDone(err)
 		}
 	}()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		keys, err := s.handshake(d.ctrl, opts, p.Client)
+		var st *srtpState
+		if err == nil {
+			st, err = newSRTPState(*keys)
+		}
+		if err != nil {
+			s.eng.log.Info("DTLS-SRTP on the RTCP port failed: no RTCP in this call", "call", s.cfg.CallID, "error", err)
+			return
+		}
+		d.srtcp.Store(st)
+	}()
 	return nil
 }
 
 var errFingerprint = errors.New("dtls: the certificate does not match the SDP fingerprint")
 
-func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) error {
+func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) (*SRTPKeys, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), dtlsHandshakeTimeout)
 	defer cancel()
 	go func() {
@@ -219,29 +267,29 @@ func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) error 
 		conn, err = dtls.ServerWithOptions(d, d.remote(), append(so, dtls.WithClientAuth(dtls.RequireAnyClientCert))...)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.mu.Lock()
 	d.conn = conn
 	d.mu.Unlock()
 	if err := conn.HandshakeContext(ctx); err != nil {
 		_ = conn.Close()
-		return err
+		return nil, err
 	}
 	prof, ok := conn.SelectedSRTPProtectionProfile()
 	if !ok {
-		return errors.New("dtls: no SRTP profile agreed (use_srtp)")
+		return nil, errors.New("dtls: no SRTP profile agreed (use_srtp)")
 	}
 	state, ok := conn.ConnectionState()
 	if !ok {
-		return errors.New("dtls: no connection state")
+		return nil, errors.New("dtls: no connection state")
 	}
 	sc := srtp.Config{Profile: srtp.ProtectionProfile(prof)}
 	if err := sc.ExtractSessionKeysFromDTLS(&state, client); err != nil {
-		return err
+		return nil, err
 	}
-	return s.SetSRTP(&SRTPKeys{Profile: SRTPProfile(prof), LocalKey: sc.Keys.LocalMasterKey, LocalSalt: sc.Keys.LocalMasterSalt,
-		RemoteKey: sc.Keys.RemoteMasterKey, RemoteSalt: sc.Keys.RemoteMasterSalt})
+	return &SRTPKeys{Profile: SRTPProfile(prof), LocalKey: sc.Keys.LocalMasterKey, LocalSalt: sc.Keys.LocalMasterSalt,
+		RemoteKey: sc.Keys.RemoteMasterKey, RemoteSalt: sc.Keys.RemoteMasterSalt}, nil
 }
 
 // dtlsIn hands a DTLS record to the handshake; false when there is none.
@@ -255,17 +303,19 @@ func (s *Session) dtlsIn(b []byte) bool {
 	return true
 }
 
-// closeDTLS ends the association (close_notify) before the socket closes.
+// closeDTLS ends the associations (close_notify) before the sockets close.
 func (s *Session) closeDTLS() {
 	d := s.dtls.Load()
 	if d == nil {
 		return
 	}
-	d.mu.Lock()
-	conn := d.conn
-	d.mu.Unlock()
-	if conn != nil {
-		_ = conn.Close()
+	for _, c := range []*dtlsComp{d, d.ctrl} {
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		if conn != nil {
+			_ = conn.Close()
+		}
+		_ = c.Close()
 	}
-	_ = d.Close()
 }

@@ -65,3 +65,33 @@ func TestDTLSSRTPSessionsCarryTone(t *testing.T) {
 		t.Fatalf("sha-1 fingerprint: %v", err)
 	}
 }
+
+// TestDTLSSRTCPOnItsOwnPort: without rtcp-mux the RTCP ports make their
+// own DTLS association (RFC 5764 4.1) and carry SRTCP with its keys: both
+// sides learn the round-trip time from the other's reports, which only a
+// decrypted report can give; no RTCP leaves in clear before that.
+func TestDTLSSRTCPOnItsOwnPort(t *testing.T) {
+	fp, err := DTLSFingerprint()
+	mustOK(t, err)
+	e, err := NewEngine(EngineConfig{Home: t.TempDir(), RTCPInterval: 100 * time.Millisecond})
+	mustOK(t, err)
+	defer e.Close()
+	a, b := pair(t, e, CodecPCMU, nil)
+	mustOK(t, a.StartDTLS(DTLSParams{Client: true, Fingerprint: fp}))
+	mustOK(t, b.StartDTLS(DTLSParams{Client: false, Fingerprint: fp}))
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Stats().RTT == 0 || b.Stats().RTT == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no round-trip time over SRTCP: %+v %+v", a.Stats(), b.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d := a.dtls.Load()
+	if d == nil || d.srtcp.Load() == nil {
+		t.Fatal("no DTLS association on the RTCP port")
+	}
+	// The RTCP keys are the RTCP association's, not the RTP one's.
+	if st := a.srtp.Load(); st == nil || sameBytes(st.keys.LocalKey, d.srtcp.Load().keys.LocalKey) {
+		t.Fatal("SRTCP uses the RTP association's keys")
+	}
+}

@@ -163,18 +163,36 @@ func (e *Engine) remove(s *Session) {
 	e.mu.Unlock()
 }
 
-// audible lists the sessions whose far end the tab hears now (started, and
-// the direction lets us receive).
-func (e *Engine) audible() []*Session {
+// soleAudible reports one session whose far end the tab hears now (started,
+// and the direction lets us receive) and how many there are, without making
+// a list (it runs for every packet).
+func (e *Engine) soleAudible() (*Session, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []*Session
+	var one *Session
+	n := 0
 	for s := range e.sessions {
 		if s.receiving() {
-			out = append(out, s)
+			one = s
+			n++
 		}
 	}
-	return out
+	return one, n
+}
+
+// soleTalking is talking for the common case of one call, without a list.
+func (e *Engine) soleTalking() (*Session, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var one *Session
+	n := 0
+	for s := range e.sessions {
+		if s.talking() {
+			one = s
+			n++
+		}
+	}
+	return one, n
 }
 
 // talking lists the sessions the tab's microphone goes to (started, sendrecv).

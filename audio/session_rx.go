@@ -14,6 +14,7 @@ func (s *Session) readLoop() {
 	var (
 		ro  reorder
 		det dtmfDetector
+		p   rtp.Packet // reused: reorder clones what it keeps
 	)
 	for {
 		n, from, err := s.conn.ReadFromAddrPort(buf)
@@ -33,7 +34,6 @@ func (s *Session) readLoop() {
 		if !ok {
 			continue // not ours: it does not authenticate (RFC 3711 3.3)
 		}
-		var p rtp.Packet
 		if p.Unmarshal(pkt) != nil {
 			continue
 		}

@@ -5,6 +5,7 @@ package audio
 import (
 	"net"
 	"net/netip"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -23,6 +24,21 @@ type rawUDP struct {
 	*net.UDPConn
 	rc    syscall.RawConn
 	inet6 bool // an AF_INET6 socket: IPv4 peers are written as ::ffff:a.b.c.d
+
+	// The state of the read and of the write in progress lives here and
+	// the functions handed to rc are made once, so a packet allocates
+	// nothing (a closure per call would escape to the heap).
+	rmu, wmu        sync.Mutex
+	r, w            rawOp
+	readFn, writeFn func(fd uintptr) bool
+}
+
+type rawOp struct {
+	b     []byte
+	n     int
+	fail  syscall.Errno
+	sa    syscall.RawSockaddrAny // the sender (read) or the destination (write)
+	salen uint32
 }
 
 func newRawUDP(c *net.UDPConn) *rawUDP {
@@ -37,7 +53,45 @@ func newRawUDP(c *net.UDPConn) *rawUDP {
 		}
 	})
 	u.rc = rc
+	u.readFn, u.writeFn = u.recvfrom, u.sendto
 	return u
+}
+
+func (u *rawUDP) recvfrom(fd uintptr) bool {
+	o := &u.r
+	for {
+		o.salen = syscall.SizeofSockaddrAny
+		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&o.b[0])), uintptr(len(o.b)),
+			0, uintptr(unsafe.Pointer(&o.sa)), uintptr(unsafe.Pointer(&o.salen)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // drained: wait for the netpoller
+		}
+		o.n, o.fail = int(r), e
+		return true
+	}
+}
+
+func (u *rawUDP) sendto(fd uintptr) bool {
+	o := &u.w
+	var p unsafe.Pointer
+	if len(o.b) > 0 {
+		p = unsafe.Pointer(&o.b[0])
+	}
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(o.b)), 0,
+			uintptr(unsafe.Pointer(&o.sa)), uintptr(o.salen))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		o.fail = e
+		return true
+	}
 }
 
 // ReadFromAddrPort reads one datagram (pion/ice uses this method when the
@@ -46,35 +100,18 @@ func (u *rawUDP) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 	if u.rc == nil || len(b) == 0 {
 		return u.UDPConn.ReadFromUDPAddrPort(b)
 	}
-	var (
-		n    int
-		from netip.AddrPort
-		fail syscall.Errno
-		rsa  syscall.RawSockaddrAny
-	)
-	err := u.rc.Read(func(fd uintptr) bool {
-		for {
-			l := uint32(syscall.SizeofSockaddrAny)
-			r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
-				0, uintptr(unsafe.Pointer(&rsa)), uintptr(unsafe.Pointer(&l)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // drained: wait for the netpoller
-			}
-			n, fail = int(r), e
-			return true
-		}
-	})
+	u.rmu.Lock()
+	defer u.rmu.Unlock()
+	u.r.b = b
+	err := u.rc.Read(u.readFn)
+	u.r.b = nil
 	if err != nil {
 		return 0, netip.AddrPort{}, err
 	}
-	if fail != 0 {
-		return 0, netip.AddrPort{}, &net.OpError{Op: "read", Net: "udp", Source: u.LocalAddr(), Err: fail}
+	if u.r.fail != 0 {
+		return 0, netip.AddrPort{}, &net.OpError{Op: "read", Net: "udp", Source: u.LocalAddr(), Err: u.r.fail}
 	}
-	from = addrPortOf(&rsa)
-	return n, from, nil
+	return u.r.n, addrPortOf(&u.r.sa), nil
 }
 
 // WriteToAddrPort sends one datagram to to.
@@ -82,55 +119,45 @@ func (u *rawUDP) WriteToAddrPort(b []byte, to netip.AddrPort) (int, error) {
 	if u.rc == nil {
 		return u.UDPConn.WriteToUDPAddrPort(b, to)
 	}
-	sa, l, ok := u.sockaddr(to)
-	if !ok {
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
+	if !u.sockaddr(to, &u.w) {
 		return u.UDPConn.WriteToUDPAddrPort(b, to)
 	}
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	var fail syscall.Errno
-	err := u.rc.Write(func(fd uintptr) bool {
-		for {
-			_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(p), uintptr(len(b)), 0, uintptr(sa), uintptr(l))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			fail = e
-			return true
-		}
-	})
+	u.w.b = b
+	err := u.rc.Write(u.writeFn)
+	u.w.b = nil
 	if err != nil {
 		return 0, err
 	}
-	if fail != 0 {
-		return 0, &net.OpError{Op: "write", Net: "udp", Source: u.LocalAddr(), Addr: net.UDPAddrFromAddrPort(to), Err: fail}
+	if u.w.fail != 0 {
+		return 0, &net.OpError{Op: "write", Net: "udp", Source: u.LocalAddr(), Addr: net.UDPAddrFromAddrPort(to), Err: u.w.fail}
 	}
 	return len(b), nil
 }
 
-// sockaddr is to in the socket's address family.
-func (u *rawUDP) sockaddr(to netip.AddrPort) (unsafe.Pointer, uint32, bool) {
+// sockaddr puts to into o in the socket's address family.
+func (u *rawUDP) sockaddr(to netip.AddrPort, o *rawOp) bool {
 	a := to.Addr()
 	port := to.Port()
 	if !u.inet6 {
 		if !a.Unmap().Is4() {
-			return nil, 0, false
+			return false
 		}
-		sa := &syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: a.Unmap().As4()}
+		sa := (*syscall.RawSockaddrInet4)(unsafe.Pointer(&o.sa))
+		*sa = syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: a.Unmap().As4()}
 		sa.Port = port<<8 | port>>8 // network byte order
-		return unsafe.Pointer(sa), syscall.SizeofSockaddrInet4, true
+		o.salen = syscall.SizeofSockaddrInet4
+		return true
 	}
 	if a.Zone() != "" {
-		return nil, 0, false // a scope id needs the interface index: leave it to net
+		return false // a scope id needs the interface index: leave it to net
 	}
-	sa := &syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Addr: a.As16()}
+	sa := (*syscall.RawSockaddrInet6)(unsafe.Pointer(&o.sa))
+	*sa = syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Addr: a.As16()}
 	sa.Port = port<<8 | port>>8
-	return unsafe.Pointer(sa), syscall.SizeofSockaddrInet6, true
+	o.salen = syscall.SizeofSockaddrInet6
+	return true
 }
 
 // addrPortOf reads the sender's address the way net.UDPConn reports it.

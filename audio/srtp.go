@@ -3,6 +3,7 @@ package audio
 import (
 	"fmt"
 
+	"github.com/pion/rtp"
 	"github.com/pion/srtp/v3"
 )
 
@@ -51,7 +52,8 @@ type srtpState struct {
 	keys            SRTPKeys
 	rtpOut, rtpIn   *srtp.Context
 	rtcpOut, rtcpIn *srtp.Context
-	outBuf, inBuf   []byte // encrypt and decrypt scratch of the RTP paths
+	outBuf, inBuf   []byte     // encrypt and decrypt scratch of the RTP paths
+	outHdr, inHdr   rtp.Header // their header scratch (nil would allocate one per packet)
 }
 
 func newSRTPState(k SRTPKeys) (*srtpState, error) {
@@ -108,6 +110,12 @@ func (s *Session) SetSRTP(k *SRTPKeys) error {
 	return nil
 }
 
+// WaitForSRTP makes the session send and play nothing clear from now on,
+// until keys come (SetSRTP, a DTLS handshake): call it before Start when
+// the call will be DTLS-SRTP, so no packet leaves in clear between Start
+// and StartDTLS.
+func (s *Session) WaitForSRTP() { s.srtpWanted.Store(true) }
+
 // Encrypted reports whether the session's media is SRTP.
 func (s *Session) Encrypted() bool { return s.srtp.Load() != nil }
 
@@ -119,7 +127,7 @@ func (s *Session) srtpIn(pkt []byte) (out []byte, ok bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, nil)
+	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, &st.inHdr)
 	if err != nil {
 		return nil, false
 	}
@@ -132,7 +140,7 @@ func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	enc, err := st.rtpOut.EncryptRTP(st.outBuf[:0], pkt, nil)
+	enc, err := st.rtpOut.EncryptRTP(st.outBuf[:0], pkt, &st.outHdr)
 	if err != nil {
 		return nil, false
 	}
@@ -140,12 +148,15 @@ func (s *Session) srtpOut(pkt []byte) ([]byte, bool) {
 }
 
 // srtcpOut and srtcpIn protect RTCP (RFC 3711 3.4) on the rtcpLoop and
-// rtcpRead goroutines. With DTLS-SRTP the RTCP port would need its own
-// handshake (RFC 5764 4.1, no rtcp-mux): its reports are left out.
+// rtcpRead goroutines. With DTLS-SRTP the keys come from the RTCP port's
+// own association (dtls.go); until it is up no RTCP goes out or is read,
+// and srtcpIn hands it the DTLS records that arrive there (RFC 7983 7).
 func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
-	if s.dtls.Load() != nil {
-		return nil, false
+	if d := s.dtls.Load(); d != nil {
+		if st = d.srtcp.Load(); st == nil {
+			return nil, false
+		}
 	}
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
@@ -156,8 +167,14 @@ func (s *Session) srtcpOut(pkt []byte) ([]byte, bool) {
 
 func (s *Session) srtcpIn(pkt []byte) ([]byte, bool) {
 	st := s.srtp.Load()
-	if s.dtls.Load() != nil {
-		return nil, false
+	if d := s.dtls.Load(); d != nil {
+		if len(pkt) > 0 && pkt[0] >= 20 && pkt[0] <= 63 {
+			d.ctrl.feed(pkt)
+			return nil, false
+		}
+		if st = d.srtcp.Load(); st == nil {
+			return nil, false
+		}
 	}
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()

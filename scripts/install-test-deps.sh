@@ -10,7 +10,7 @@ PKGS="sip-tester baresip-core kamailio tshark gnome-keyring dbus libsecret-tools
       chromium fonts-liberation iproute2 espeak-ng pocketsphinx pocketsphinx-en-us wrk python3
       kamailio-presence-modules kamailio-sqlite-modules
       wine64 gcc-mingw-w64-x86-64
-      kamailio-tls-modules coturn iptables
+      kamailio-tls-modules coturn iptables linphone-cli
       firefox-esr pulseaudio pulseaudio-utils"
 missing=""
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done

@@ -179,6 +179,7 @@ func (c *call) answer() error {
 		return err
 	}
 	c.media = ms
+	c.learnPublic() // STUN: our RTP address outside the NAT (nat_media.go)
 	var body []byte
 	if offer := c.in.InviteRequest.Body(); len(offer) > 0 {
 		r, err := parseSDP(offer)

@@ -151,6 +151,10 @@ func (c *call) localSDP(codecs []audio.Codec, dir audio.Direction) []byte {
 	if ip == "" {
 		ip = "127.0.0.1"
 	}
+	port := la.Port
+	if pub, ok := c.publicRTP(); ok { // behind a NAT (STUN, nat_media.go)
+		ip, port = pub.Addr().String(), int(pub.Port())
+	}
 	c.sdpVersion++
 	// After answerSec/answeredSec this repeats the agreed line; before any
 	// exchange it is our offer (media_secure.go).
@@ -158,7 +162,7 @@ func (c *call) localSDP(codecs []audio.Codec, dir audio.Direction) []byte {
 	if err != nil {
 		c.p.log.Warn("SRTP offer", "call", c.id, "error", err)
 	}
-	return buildSDPSec(ip, la.Port, codecs, dir, c.sdpSession, c.sdpVersion, sec)
+	return buildSDPSec(ip, port, codecs, dir, c.sdpSession, c.sdpVersion, sec)
 }
 
 // sessionCodecs is what we offer again in a re-INVITE: the codec in use
@@ -180,6 +184,7 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	if err := c.setKeys(n.keys); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
+	c.holdForDTLS() // nothing clear before the handshake starts (media_dtls.go)
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}

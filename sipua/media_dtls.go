@@ -132,6 +132,21 @@ func (s *callSec) adoptDTLS(client bool, fp string) {
 	s.local, s.offered, s.keys = nil, nil, nil
 }
 
+// srtpWaiter is a media session that can hold everything back until its
+// SRTP keys are there (audio.Session).
+type srtpWaiter interface{ WaitForSRTP() }
+
+// holdForDTLS keeps a DTLS-SRTP call's media from sending clear RTP
+// between Start and startDTLS (the handshake needs the far end's address,
+// which Start gives).
+func (c *call) holdForDTLS() {
+	if d := c.sec.dtls; d != nil && !d.started {
+		if w, ok := c.media.(srtpWaiter); ok {
+			w.WaitForSRTP()
+		}
+	}
+}
+
 // startDTLS starts the handshake after the media knows the far end's
 // address (applyMedia); the call counts as secure from then on, as the
 // media sends nothing until the keys are there.

@@ -83,6 +83,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 		return Call{}, fmt.Errorf("dial: media: %w", err)
 	}
 	c.media = ms
+	c.learnPublic() // STUN: our RTP address outside the NAT (nat_media.go)
 
 	req := sip.NewRequest(sip.INVITE, target)
 	from := &sip.FromHeader{DisplayName: l.acc.Name, Address: aor(l.acc), Params: sip.NewParams()}

@@ -86,6 +86,7 @@ func (l *line) loop(ctx context.Context) bool {
 	}
 	ka := time.NewTicker(every) // runs across refreshes
 	defer ka.Stop()
+	l.stunContact(ctx) // the public address before the first REGISTER (nat_stun.go)
 	for {
 		l.setState(RegRegistering, "", false, false)
 		exp, err := l.register(ctx, l.expiry())
@@ -114,7 +115,8 @@ func (l *line) loop(ctx context.Context) bool {
 }
 
 // sleep waits d, sending keep-alives at each tick of ka meanwhile; false
-// when ctx ended.
+// when ctx ended. With a STUN server each keep-alive also asks for the
+// public address: a new one ends the wait, so it is registered at once.
 func (l *line) sleep(ctx context.Context, d time.Duration, ka <-chan time.Time) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -126,6 +128,9 @@ func (l *line) sleep(ctx context.Context, d time.Duration, ka <-chan time.Time) 
 			return true
 		case <-ka:
 			l.keepAlive()
+			if l.stunContact(ctx) {
+				return true
+			}
 		}
 	}
 }

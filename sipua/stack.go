@@ -36,6 +36,8 @@ type stack struct {
 
 	tlsLn   net.Listener // sip.tls_listen (stack_tls.go); nil when off
 	tlsPort int
+
+	stun *stunConn // udpConn with STUN answers taken off (nat_stun.go); nil without UDP
 }
 
 // caPool verifies TLS servers against the system roots plus the CA files of
@@ -128,7 +130,8 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		logListen(log, s)
 	}
 	if us.Open() {
-		st.udpConn = uc
+		st.stun = newStunConn(uc)
+		st.udpConn = st.stun
 		st.udpPort = uc.LocalAddr().(*net.UDPAddr).Port
 		st.udpAddr = uc.LocalAddr().String()
 	}
@@ -208,7 +211,11 @@ func (st *stack) client(transport, localIP string, log *slog.Logger) (*sipgo.Cli
 	case "tcp":
 		opts = append(opts, sipgo.WithClientPort(st.tcpPort))
 	}
-	return sipgo.NewClient(st.ua, opts...)
+	c, err := sipgo.NewClient(st.ua, opts...)
+	if err == nil && (transport == "udp" || transport == "") && st.udpConn != nil {
+		c.TxRequester = tcpFallback{st} // too large for UDP: TCP (udp_size.go)
+	}
+	return c, err
 }
 
 // contactPort is the port that answers on a transport.

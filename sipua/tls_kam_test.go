@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ func TestTLSThroughKamailio(t *testing.T) {
 		AutoAnswer: true, Tone: 440, MediaEnc: "srtp", Codecs: []string{"PCMU/8000/1"}})
 	acc := store.Account{ID: uuid.NewString(), Name: "alice", Username: "alice", Domain: "127.0.0.1", Port: kam.TLSPort,
 		Transport: "tls", ExpiryS: 300, Enabled: true, CAFile: kam.Certs.CA, MediaEncryption: store.MediaEncryptionSDES}
+	capt := testpeer.CapturePackets(t, "lo") // from before the phone opens its TLS connection
 	a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", AutoAnswer: true},
 		Accounts: []store.Account{acc}}, secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudio(t))
 	t.Cleanup(func() {
@@ -52,7 +54,34 @@ func TestTLSThroughKamailio(t *testing.T) {
 	if end := evs[len(evs)-1].Call; end.Reason != ReasonRemoteHangup {
 		t.Fatalf("bob's BYE over TLS: %+v", end)
 	}
-	// The TLS port's capture (no readable SIP on it) came out empty in
-	// this test for reasons not found in time: TLS is proven by kamailio's
-	// registration socket above and by Call.TLS (the transport of the INVITE).
+	// On the wire the phone's leg to kamailio's TLS port holds TLS records
+	// only (content type 20-23, RFC 8446 5.1): a handshake, then no
+	// readable SIP in either direction.
+	var records, bytes int
+	handshake := false
+	appData := map[bool]bool{} // application data seen toward kamailio (true) and from it
+	for _, p := range capt.Stop() {
+		if p.Proto != "tcp" || (p.Dst.Port() != uint16(kam.TLSPort) && p.Src.Port() != uint16(kam.TLSPort)) || len(p.Payload) == 0 {
+			continue
+		}
+		records++
+		bytes += len(p.Payload)
+		handshake = handshake || p.Payload[0] == 22
+		if p.Payload[0] == 23 {
+			appData[p.Dst.Port() == uint16(kam.TLSPort)] = true
+		}
+		for _, clear := range []string{"SIP/2.0", "sip:", "REGISTER ", "INVITE ", "Via:"} {
+			if strings.Contains(string(p.Payload), clear) {
+				t.Fatalf("clear SIP (%q) on the TLS leg %s -> %s", clear, p.Src, p.Dst)
+			}
+		}
+		if p.Payload[0] < 20 || p.Payload[0] > 23 {
+			t.Errorf("a TCP segment on the TLS leg that does not start a TLS record: %x", p.Payload[:min(8, len(p.Payload))])
+		}
+	}
+	if !handshake || !appData[true] || !appData[false] {
+		t.Fatalf("the TLS leg's capture: %d segments, %d bytes, handshake %v, application data %v: want a handshake and records both ways",
+			records, bytes, handshake, appData)
+	}
+	t.Logf("TLS leg: %d segments, %d bytes, no clear SIP", records, bytes)
 }

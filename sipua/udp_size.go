@@ -1,18 +1,45 @@
 package sipua
 
-import "github.com/emiago/sipgo/sip"
+import (
+	"context"
 
-// sipgo refuses to send a UDP message longer than sip.UDPMTUSize-200
-// bytes (RFC 3261 18.1.1's 1300 when the path MTU is unknown) and has no
-// fallback to TCP. An SDES offer with one a=crypto line per suite (RFC
-// 4568 6.2) and five codecs, resent with Proxy-Authorization after a 407,
-// is about 1400 bytes: the INVITE then failed with "size of packet larger
-// than MTU" and the call never went out. The phone speaks to its PBX over
-// the local network or loopback, whose MTU is at least Ethernet's 1500
-// (1472 bytes of UDP payload), so that is the limit taken here.
-func init() {
-	const udpPayload = 1500 - 20 - 8 // Ethernet MTU minus IPv4 and UDP headers
-	if sip.UDPMTUSize-200 < udpPayload {
-		sip.UDPMTUSize = udpPayload + 200
+	"github.com/emiago/sipgo/sip"
+)
+
+// udpMaxRequest is RFC 3261 18.1.1's limit when the path MTU is unknown: a
+// request longer than 1300 bytes (or within 200 bytes of the path MTU)
+// MUST go over a congestion-controlled transport such as TCP. sipgo
+// refuses to send such a message over UDP (its UDPMTUSize-200) and does
+// not switch by itself; an SDES offer with one a=crypto line per suite
+// (RFC 4568 6.2) and five codecs, resent with Proxy-Authorization after a
+// 407, is about 1400 bytes.
+const udpMaxRequest = 1300
+
+// tcpFallback is the transaction requester of a UDP account's sipgo
+// client: it sends requests as sipgo would, but one too large for UDP
+// goes over TCP to the same server (RFC 3261 18.1.1), with the Via saying
+// TCP and our TCP listener's port. Without a TCP listener the request
+// stays on UDP (and sipgo refuses it, as before).
+type tcpFallback struct {
+	st *stack
+}
+
+func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientTransaction, error) {
+	if req.IsAck() {
+		// Without a transaction (the ACK of a 2xx): straight to the transport.
+		return nil, f.st.ua.TransportLayer().WriteMsg(req)
 	}
+	if f.st.tcpPort != 0 && req.Transport() == "UDP" && len(req.String()) > udpMaxRequest {
+		req.SetTransport("TCP")
+		req.Laddr = sip.Addr{} // from any port: the UDP listener's is not a TCP one
+		if via := req.Via(); via != nil {
+			via.Transport = "TCP"
+			via.Port = f.st.tcpPort
+		}
+	}
+	tx, err := f.st.ua.TransactionLayer().Request(ctx, req)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return tx, nil
 }

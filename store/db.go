@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -26,6 +27,7 @@ type DB struct {
 	journal     outboxJournal // events on their way into the outbox (outbox_journal.go)
 	disk        diskState     // the disk-full state (disk.go)
 	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)
+	rd          *sql.DB       // the read pool of history pages (db_read.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -70,6 +72,10 @@ func OpenDB(path string) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
 	defer cancel()
+	if db.rd, err = openReaders(path); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	db.replayJournal(ctx)                                // never stops the start: JournalReplay tells what happened
 	db.hjournal.replayErr = db.replayHistoryJournal(ctx) // the same: HistoryJournalReplay
 	return db, nil
@@ -79,6 +85,9 @@ func OpenDB(path string) (*DB, error) {
 func (db *DB) Close() error {
 	db.closeJournal()
 	db.closeHistoryJournal()
+	if db.rd != nil {
+		_ = db.rd.Close()
+	}
 	sqlDB, err := db.g.DB()
 	if err != nil {
 		return fmt.Errorf("close database: %w", err)

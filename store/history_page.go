@@ -55,7 +55,7 @@ func (db *DB) HistoryPage(ctx context.Context, f HistoryFilter, into []HistoryRe
 	default:
 		q = "SELECT rowid, rev FROM history WHERE open = 0" + order + n
 	}
-	sdb, err := db.raw()
+	sdb, err := db.reader()
 	if err != nil {
 		return into, fmt.Errorf("history page: %w", err)
 	}
@@ -92,7 +92,7 @@ func (db *DB) HistoryRows(ctx context.Context, rows []int64) ([]HistoryRow, erro
 	if err != nil {
 		return nil, err
 	}
-	sdb, err := db.raw()
+	sdb, err := db.reader()
 	if err != nil {
 		return nil, fmt.Errorf("history rows: %w", err)
 	}

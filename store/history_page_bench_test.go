@@ -51,3 +51,25 @@ func BenchmarkHistoryPage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHistoryPageWalk: the page walk of GET /history?limit=100 alone
+// (HistoryPage over 100,000 calls), as the API runs it for every request.
+func BenchmarkHistoryPageWalk(b *testing.B) {
+	ctx := context.Background()
+	db := openTestDB(b)
+	fillHistory(b, db, 100_000)
+	refs, err := db.HistoryPage(ctx, HistoryFilter{Limit: 100}, nil)
+	if err != nil || len(refs) != 100 {
+		b.Fatal(len(refs), err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for range b.N {
+		if refs, err = db.HistoryPage(ctx, HistoryFilter{Limit: 100}, refs[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportCPU(b, cpu0, b.N)
+}

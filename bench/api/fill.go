@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"runtime"
-	"strings"
 	"time"
 
 	_ "github.com/glebarez/go-sqlite" // the driver the phone itself uses
@@ -75,16 +72,4 @@ func fillHistory(path string, n int) error {
 		}
 	}
 	return tx.Commit()
-}
-
-func numCPU() int { return runtime.NumCPU() }
-
-func cpuModel() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			return strings.TrimSpace(strings.SplitN(l, ":", 2)[1])
-		}
-	}
-	return "unknown cpu"
 }

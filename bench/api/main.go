@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/bench/internal/rig"
 )
 
 func main() {
@@ -34,6 +34,7 @@ func main() {
 	secs := flag.Int("secs", 5, "seconds per wrk run")
 	rows := flag.Int("rows", 100_000, "history rows")
 	bare := flag.String("bare", "", "internal: serve the body in this file as a bare fiber server")
+	prof := flag.String("pprof", "", "save CPU profiles of the phone under the first softphone run of each path here (PATH.calls, PATH.history; the binary at PATH.bin)")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -42,29 +43,27 @@ func main() {
 	dir, err := os.MkdirTemp("", "softphone-api-bench-")
 	must(err)
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "softphone")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/softphone").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	tb := &rig.TB{}
+	defer tb.Close()
+	bin := rig.BuildPhone(tb, dir, *prof != "")
 	home := filepath.Join(dir, "home")
 	must(fillHistory(filepath.Join(home, "softphone.db"), *rows))
 	port := freeTCP()
 	st := map[string]any{"api": map[string]any{"enabled": true, "port": port}, "integration": map[string]any{"enabled": true}}
 	b, _ := json.Marshal(st)
 	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
-	phone := run(bin, "--home", home, "--no-browser", "--log-level", "error")
+	pprofAddr := fmt.Sprintf("127.0.0.1:%d", freeTCP())
+	phone := runEnv(bin, []string{"SOFTPHONE_PPROF=" + pprofAddr}, "--home", home, "--no-browser", "--log-level", "error")
 	defer stop(phone)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitOK(base + "/calls")
 
 	self, err := os.Executable()
 	must(err)
-	fmt.Printf("machine: %d cores (%s), wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", numCPU(), cpuModel(), *conns, *secs)
-	for _, m := range []struct{ name, path, lua, body string }{
-		{"GET /calls", "/calls", "", "/calls"},
-		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100"},
+	fmt.Printf("machine: %s, wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", rig.Machine(), *conns, *secs)
+	for _, m := range []struct{ name, path, lua, body, prof string }{
+		{"GET /calls", "/calls", "", "/calls", ".calls"},
+		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100", ".history"},
 	} {
 		body := get(base + m.body)
 		f := filepath.Join(dir, "body")
@@ -79,13 +78,27 @@ func main() {
 			must(os.WriteFile(script, []byte(m.lua), 0o600))
 		}
 		// Alternating runs, so load from elsewhere falls on both alike.
-		for range 2 {
+		for i := range 2 {
+			profDone := make(chan error, 1)
 			br, bp99 := wrk(bbase+m.path, script, *conns, *secs)
+			if *prof != "" && i == 0 {
+				go func() {
+					profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", max(1, *secs-1)), *prof+m.prof)
+				}()
+			} else {
+				profDone <- nil
+			}
 			pr, pp99 := wrk(base+m.path, script, *conns, *secs)
+			must(<-profDone)
 			fmt.Printf("%-27s softphone %7.0f req/s p99 %6.2f ms | bare fiber %7.0f req/s p99 %6.2f ms | ratio %.2f, p99 x%.1f\n",
 				m.name, pr, pp99, br, bp99, pr/br, pp99/bp99)
 		}
 		stop(bs)
+	}
+	if *prof != "" {
+		b, err := os.ReadFile(bin)
+		must(err)
+		must(os.WriteFile(*prof+".bin", b, 0o755))
 	}
 }
 
@@ -113,49 +126,18 @@ func serveBare(arg string) {
 	must(app.Listen("127.0.0.1:"+arg[i+1:], fiber.ListenConfig{DisableStartupMessage: true}))
 }
 
-// wrk runs wrk and returns requests per second and the 99th percentile in ms.
+// wrk is rig.Wrk that stops the program on failure.
 func wrk(url, script string, conns, secs int) (float64, float64) {
-	args := []string{"-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "--latency"}
-	if script != "" {
-		args = append(args, "-s", script)
-	}
-	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
-	if err != nil {
-		must(fmt.Errorf("wrk: %v\n%s", err, out))
-	}
-	var rps, p99 float64
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 2 && f[0] == "Requests/sec:":
-			fmt.Sscan(f[1], &rps)
-		case len(f) == 2 && f[0] == "99%":
-			p99 = durMS(f[1])
-		case len(f) > 0 && (f[0] == "Non-2xx" || f[0] == "Socket"):
-			fmt.Fprintf(os.Stderr, "wrk %s: %s\n", url, sc.Text())
-		}
-	}
+	rps, p99, err := rig.Wrk(url, script, conns, secs)
+	must(err)
 	return rps, p99
 }
 
-func durMS(s string) float64 {
-	for _, u := range []struct {
-		suf string
-		k   float64
-	}{{"us", 0.001}, {"ms", 1}, {"s", 1000}} {
-		if strings.HasSuffix(s, u.suf) {
-			var v float64
-			fmt.Sscan(strings.TrimSuffix(s, u.suf), &v)
-			return v * u.k
-		}
-	}
-	return 0
-}
+func run(bin string, args ...string) *exec.Cmd { return runEnv(bin, nil, args...) }
 
-func run(bin string, args ...string) *exec.Cmd {
+func runEnv(bin string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	cmd.Env = append(append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent"), env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	must(cmd.Start())
 	return cmd

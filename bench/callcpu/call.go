@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/softphone/softphone/bench/internal/rig"
 	"github.com/softphone/softphone/internal/testpeer"
 )
 
@@ -26,7 +26,7 @@ type pageStats struct {
 	CodecIn, CodecOut string
 }
 
-func openPage(tb *runTB, url string) *page {
+func openPage(tb *rig.TB, url string) *page {
 	mic := filepath.Join(tb.TempDir(), "mic440.wav")
 	if err := testpeer.WriteTone(mic, 440, 48000, 20); err != nil {
 		tb.Fatal(err)
@@ -70,7 +70,7 @@ func openPage(tb *runTB, url string) *page {
 	return p
 }
 
-func (p *page) line(tb *runTB, d time.Duration) string {
+func (p *page) line(tb *rig.TB, d time.Duration) string {
 	select {
 	case l, ok := <-p.lines:
 		if !ok {
@@ -83,7 +83,7 @@ func (p *page) line(tb *runTB, d time.Duration) string {
 	return ""
 }
 
-func (p *page) stats(tb *runTB) pageStats {
+func (p *page) stats(tb *rig.TB) pageStats {
 	if _, err := io.WriteString(p.in, "stats\n"); err != nil {
 		tb.Fatal(err)
 	}
@@ -104,7 +104,7 @@ type measured struct {
 
 // measure places one call to bob, lets it settle, reads both processes'
 // CPU over the same stretch, and hangs up.
-func measure(tb *runTB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, d time.Duration, profile bool, profPath string) measured {
+func measure(tb *rig.TB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, d time.Duration, profile bool, profPath string) measured {
 	res, err := post(ph.api+"/calls", map[string]any{"number": "bob"})
 	if err != nil {
 		tb.Fatal(err)
@@ -151,8 +151,8 @@ func measure(tb *runTB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int, 
 	return m
 }
 
-func cpu(tb *runTB, pid int) time.Duration {
-	c, err := cpuOf(pid)
+func cpu(tb *rig.TB, pid int) time.Duration {
+	c, err := rig.CPUOf(pid)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -160,27 +160,14 @@ func cpu(tb *runTB, pid int) time.Duration {
 }
 
 func fetchProfile(addr string, d time.Duration, path string) error {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return rig.FetchProfile(addr, fmt.Sprintf("profile?seconds=%d", int(d.Seconds())), path)
 }
 
 // clickToMic dials bob runs times with a click on the page's Call button
 // (the microphone closed before each) and prints the time from the click
 // to a live microphone and to its audio flowing at the phone (issue 13:
 // target under 300 ms to a live microphone).
-func clickToMic(tb *runTB, ph *phone, pg *page, runs int) {
+func clickToMic(tb *rig.TB, ph *phone, pg *page, runs int) {
 	var mics, lives []float64
 	for r := 1; r <= runs; r++ {
 		if _, err := io.WriteString(pg.in, "click bob\n"); err != nil {
@@ -199,7 +186,7 @@ func clickToMic(tb *runTB, ph *phone, pg *page, runs int) {
 }
 
 // hangupAll ends every call and waits until none is left.
-func hangupAll(tb *runTB, ph *phone) {
+func hangupAll(tb *rig.TB, ph *phone) {
 	var calls []map[string]any
 	if !testpeer.WaitFor(10*time.Second, func() bool {
 		calls = nil

@@ -119,7 +119,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// they see every call from the first.
 	countSub := bus.Subscribe(1024, true)
 	sender.Consume(sender.Subscribe(bus))
-	procsSub := bus.SubscribeOnly(64, true, callEvents)
+	memSub := bus.SubscribeOnly(64, true, callEvents)
 
 	url, err := webServer.Listen()
 	if err != nil {
@@ -146,7 +146,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
 	senders.Go(func() error { return transcripts.Serve(sctx) })
-	senders.Go(func() error { oneProcDuringCalls(sctx, procsSub, nil); return nil })
+	senders.Go(func() error { freeMemAfterCalls(sctx, memSub, nil); return nil })
 
 	// The first part to fail, or the signal, stops everything in order.
 	failed := make(chan error, 3)
@@ -165,7 +165,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	stopSenders()
 	errs = append(errs, senders.Wait())
 	countSub.Close()
-	procsSub.Close()
+	memSub.Close()
 	return errors.Join(ignoreCanceled(errs)...)
 }
 

@@ -31,6 +31,10 @@ type BaresipOpts struct {
 	MediaEnc string
 	Modules  []string // more modules to load, e.g. "stun.so"
 	CAFile   string   // CA for SIP over TLS (sip_cafile); baresip then also listens for TLS on its port+1
+	// IP is the address it listens on (SIP, RTP, ctrl_tcp); "" is 127.0.0.1.
+	// Prefix starts it elsewhere, e.g. NAT.In() with IP NAT.OutsideIP.
+	IP     string
+	Prefix []string
 }
 
 // Baresip is a running baresip that plays a tone and records what it hears
@@ -39,11 +43,12 @@ type Baresip struct {
 	Port, CtrlPort int
 	Dir            string
 	User           string
+	IP             string
 	registrar      string
 }
 
 // URI is the address that reaches this baresip directly.
-func (b *Baresip) URI() string { return fmt.Sprintf("sip:%s@127.0.0.1:%d", b.User, b.Port) }
+func (b *Baresip) URI() string { return fmt.Sprintf("sip:%s@%s:%d", b.User, b.IP, b.Port) }
 
 // Log returns what baresip printed so far.
 func (b *Baresip) Log() string {
@@ -76,6 +81,9 @@ func StartBaresip(t testing.TB, o BaresipOpts) *Baresip {
 	if len(o.Codecs) == 0 {
 		o.Codecs = []string{"PCMU/8000/1", "PCMA/8000/1"}
 	}
+	if o.IP == "" {
+		o.IP = "127.0.0.1"
+	}
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "rec"), 0o755); err != nil {
 		t.Fatal(err)
@@ -102,8 +110,8 @@ func StartBaresip(t testing.TB, o BaresipOpts) *Baresip {
 		}
 	}
 	cfg := fmt.Sprintf(`poll_method		epoll
-sip_listen		127.0.0.1:%d
-net_interface		127.0.0.1
+sip_listen		@IP@:%d
+net_interface		@IP@
 dns_server		127.0.0.1:53
 call_local_timeout	120
 call_max_calls		4
@@ -122,14 +130,15 @@ module_tmp		account.so
 module_app		menu.so
 module_app		ctrl_tcp.so
 module_app		httpd.so
-%sctrl_tcp_listen		127.0.0.1:%d
-http_listen		127.0.0.1:%d
+%sctrl_tcp_listen		@IP@:%d
+http_listen		@IP@:%d
 snd_path		%s
 `, sip, src, rtp, rtp+39, mods, presenceModules(o.Presence), ctrl, http, filepath.Join(dir, "rec"))
+	cfg = strings.ReplaceAll(cfg, "@IP@", o.IP)
 	if o.CAFile != "" {
 		cfg += "sip_cafile\t\t" + o.CAFile + "\n"
 	}
-	host := fmt.Sprintf("127.0.0.1:%d", sip)
+	host := fmt.Sprintf("%s:%d", o.IP, sip)
 	if o.Registrar != "" {
 		host = o.Registrar
 	}
@@ -157,9 +166,12 @@ snd_path		%s
 			t.Fatal(err)
 		}
 	}
-	start(t, exec.Command("baresip", "-f", dir), filepath.Join(dir, "baresip.log"))
-	b := &Baresip{Port: sip, CtrlPort: ctrl, Dir: dir, User: o.User, registrar: o.Registrar}
-	if !WaitFor(10*time.Second, func() bool { return Listening("udp", sip) && Listening("tcp", ctrl) }) {
+	args := append(append([]string{}, o.Prefix...), "baresip", "-f", dir)
+	start(t, exec.Command(args[0], args[1:]...), filepath.Join(dir, "baresip.log"))
+	b := &Baresip{Port: sip, CtrlPort: ctrl, Dir: dir, User: o.User, IP: o.IP, registrar: o.Registrar}
+	if !WaitFor(10*time.Second, func() bool {
+		return ListeningIn(o.Prefix, "udp", o.IP, sip) && ListeningIn(o.Prefix, "tcp", o.IP, ctrl)
+	}) {
 		t.Fatalf("baresip did not start:\n%s", b.Log())
 	}
 	if o.Pass != "" && !b.WaitLog("200 OK", 10*time.Second) {
@@ -171,7 +183,11 @@ snd_path		%s
 // Ctrl sends one ctrl_tcp command (dial URI, hangup, hold, resume,
 // transfer URI, sndcode 1, listcalls, accept) and returns baresip's answer.
 func (b *Baresip) Ctrl(command string, params ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", b.CtrlPort), 3*time.Second)
+	ip := b.IP
+	if ip == "" {
+		ip = "127.0.0.1"
+	}
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", ip, b.CtrlPort), 3*time.Second)
 	if err != nil {
 		return "", err
 	}

@@ -19,10 +19,16 @@ var kamailioCfg string
 type Kam struct {
 	Port int
 	Dir  string
+	IP   string // "" is 127.0.0.1 (KamailioIn sets another)
 }
 
 // Addr is host:port of the proxy.
-func (k *Kam) Addr() string { return fmt.Sprintf("127.0.0.1:%d", k.Port) }
+func (k *Kam) Addr() string {
+	if k.IP != "" {
+		return fmt.Sprintf("%s:%d", k.IP, k.Port)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", k.Port)
+}
 
 // Log returns what kamailio printed so far.
 func (k *Kam) Log() string {
@@ -79,4 +85,34 @@ func Listening(proto string, port int) bool {
 		}
 	}
 	return false
+}
+
+// KamailioIn starts kamailio on ip (UDP and TCP, a free port) through
+// prefix, e.g. NAT.In() for the outside of a NAT. Besides the usual
+// routing it logs what it sees of the phone: the Contact and SDP of every
+// INVITE and REGISTER, and of every answer with SDP, as lines starting
+// "seen " (Log), so a test can tell which address the PBX was given.
+func KamailioIn(t testing.TB, prefix []string, ip string) *Kam {
+	t.Helper()
+	Require(t, "kamailio")
+	dir := t.TempDir()
+	port := FreeSIPPort(t)
+	cfg := strings.ReplaceAll(kamailioCfg, "@PORT@", itoa(port))
+	cfg = strings.ReplaceAll(cfg, "@RUNDIR@", dir)
+	cfg = strings.ReplaceAll(cfg, "127.0.0.1", ip)
+	cfg = strings.Replace(cfg, "request_route {\n", "request_route {\n"+
+		`    if (is_method("INVITE|REGISTER")) { xlog("L_NOTICE", "seen $rm contact=$ct sdp=[$rb]\n"); }`+"\n", 1)
+	cfg += "\nonreply_route {\n" +
+		`    if (has_body("application/sdp")) { xlog("L_NOTICE", "seen reply $rs contact=$ct sdp=[$rb]\n"); }` + "\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "kamailio.cfg"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, prefix...), "kamailio", "-f", filepath.Join(dir, "kamailio.cfg"), "-DD", "-E", "-Y", dir, "-m", "64", "-M", "8")
+	start(t, exec.Command(args[0], args[1:]...), filepath.Join(dir, "kamailio.log"))
+	if !WaitFor(10*time.Second, func() bool {
+		return ListeningIn(prefix, "udp", ip, port) && ListeningIn(prefix, "tcp", ip, port)
+	}) {
+		t.Fatalf("kamailio did not listen on %s:%d:\n%s", ip, port, (&Kam{Dir: dir}).Log())
+	}
+	return &Kam{Port: port, Dir: dir, IP: ip}
 }

@@ -68,3 +68,11 @@ func TestKamailioAndBaresipCall(t *testing.T) {
 		t.Fatalf("bob heard %+v, want 440 Hz", heard)
 	}
 }
+
+// TestG711Decode: a u-law tone made here decodes back to its frequency.
+func TestG711Decode(t *testing.T) {
+	u := ulawTone(440, 1)
+	if tone := G711Tone([][]byte{u}, false); tone.Hz < 430 || tone.Hz > 450 || tone.RMS < 0.3 {
+		t.Fatalf("u-law 440 Hz decoded as %+v", tone)
+	}
+}

@@ -30,3 +30,33 @@ func linearToUlaw(s int16) byte {
 	mant := (x >> (exp + 3)) & 0x0f
 	return ^byte(sign | exp<<4 | mant)
 }
+
+// ulawToLinear and alawToLinear decode one G.711 byte (ITU-T G.711).
+func ulawToLinear(u byte) int16 {
+	u = ^u
+	t := (int(u&0x0f) << 3) + 0x84
+	t <<= (u & 0x70) >> 4
+	if u&0x80 != 0 {
+		return int16(0x84 - t)
+	}
+	return int16(t - 0x84)
+}
+
+func alawToLinear(a byte) int16 {
+	a ^= 0x55
+	t := int(a&0x0f) << 4
+	seg := (a & 0x70) >> 4
+	switch seg {
+	case 0:
+		t += 8
+	case 1:
+		t += 0x108
+	default:
+		t += 0x108
+		t <<= seg - 1
+	}
+	if a&0x80 != 0 {
+		return int16(t)
+	}
+	return int16(-t)
+}

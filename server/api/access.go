@@ -24,7 +24,8 @@ func (s *Server) hostAllowed(c fiber.Ctx) bool {
 		return false
 	}
 	l, _ := c.Locals(localsListener).(*listener)
-	return l != nil && p == strconv.Itoa(l.port) && isLoopbackName(h)
+	n, err := strconv.Atoi(p) // no string per request, as strconv.Itoa(l.port) made
+	return l != nil && err == nil && p[0] != '0' && p[0] != '+' && n == l.port && isLoopbackName(h)
 }
 
 func isLoopbackName(h string) bool {
@@ -122,6 +123,23 @@ func (s *Server) match(method, path string, authed bool) (*route, []string) {
 		}
 	}
 	return found, allow
+}
+
+// route is the route of match without the allowed methods: the last route
+// of the table for this method and path that the caller sees.
+func (s *Server) route(method, path string, authed bool) *route {
+	if method == fiber.MethodHead {
+		method = fiber.MethodGet
+	}
+	st := s.cur.Load()
+	var found *route
+	for i := range s.table() {
+		r := &s.table()[i]
+		if r.method == method && pathMatches(r.path, path) && s.visible(r, st, authed) {
+			found = r
+		}
+	}
+	return found
 }
 
 // visible says whether the route is served to this caller.

@@ -98,7 +98,14 @@ func (s *Server) guard(c fiber.Ctx) error {
 	}
 	c.Locals(localsAuthed, authed)
 	method := c.Method()
-	r, allow := s.match(method, c.Path(), authed)
+	// The route alone first: the list of allowed methods (an allocation
+	// and a second walk of the table) is only needed for OPTIONS, 404 and
+	// 405, not for the requests that are served.
+	r := s.route(method, c.Path(), authed)
+	var allow []string
+	if r == nil || method == fiber.MethodOptions {
+		r, allow = s.match(method, c.Path(), authed)
+	}
 	if method == fiber.MethodOptions {
 		// A browser's preflight never carries the Authorization header the
 		// real request will: it is answered for every method of the path.

@@ -44,7 +44,12 @@ func (s *Server) listCalls(c fiber.Ctx) error {
 			out = append(out, toCallJSON(cl, now))
 		}
 	}
-	return c.JSON(out)
+	bp := callsBuf.Get().(*[]byte)
+	*bp = appendCalls((*bp)[:0], out)
+	c.Response().SetBody(*bp)                                                // copies
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSONCharsetUTF8) // as c.JSON
+	callsBuf.Put(bp)
+	return nil
 }
 
 // liveCall finds a call in progress by its id.

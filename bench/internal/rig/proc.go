@@ -1,4 +1,4 @@
-package main
+package rig
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 // (100 on every Linux the phone runs on; sysconf(_SC_CLK_TCK) without cgo).
 const clockTick = 100
 
-// cpuOf is the CPU time (utime+stime, fields 14 and 15 of proc(5)) that
+// CPUOf is the CPU time (utime+stime, fields 14 and 15 of proc(5)) that
 // process pid has used so far.
-func cpuOf(pid int) (time.Duration, error) {
+func CPUOf(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
@@ -38,9 +38,9 @@ func cpuOf(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / clockTick, nil
 }
 
-// findProcess returns the pid of the process whose command line holds all
+// FindProcess returns the pid of the process whose command line holds all
 // of args (testpeer does not hand out the pids of the peers it starts).
-func findProcess(args ...string) (int, error) {
+func FindProcess(args ...string) (int, error) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "cmdline"))

@@ -1,0 +1,265 @@
+// Command uas measures the phone as a SIP UAS and its memory (issue 20):
+// incoming calls at a steady rate, answered at once (sip.auto_answer, no
+// tab), each ACKed and ended with a BYE right away, and the phone's CPU per
+// call over them; its RSS (anonymous and file-backed, /proc/<pid>/status)
+// idle before the calls, right after the last one and a few seconds later,
+// beside baresip's idle RSS in the same run.
+//
+// Run it inside a network namespace (it only uses 127.0.0.1):
+//
+//	unshare -n sh -c 'ip link set lo up; go run ./bench/uas [-calls 250] [-rate 50]'
+//
+// It prints figures; it asserts nothing about them.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/softphone/softphone/bench/internal/rig"
+	"github.com/softphone/softphone/internal/testpeer"
+)
+
+func main() {
+	calls := flag.Int("calls", 250, "incoming calls")
+	rate := flag.Int("rate", 50, "calls a second")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (and its heap after them at .heap; the binary at .bin)")
+	flag.Parse()
+	tb := &rig.TB{}
+	defer tb.Close()
+	fmt.Printf("machine: %s\n", rig.Machine())
+
+	dir := tb.TempDir()
+	bin := rig.BuildPhone(tb, dir, *prof != "")
+	// The anchor: baresip registered nowhere, idle.
+	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob"})
+	bobPID, err := rig.FindProcess("baresip", "-f", bob.Dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	sipPort := freeUDP(tb)
+	settings := map[string]any{
+		"sip":   map[string]any{"listen": fmt.Sprintf("127.0.0.1:%d", sipPort), "auto_answer": true},
+		"audio": map[string]any{"require_tab": false},
+		// SIP listens while an account is enabled; this one's registrar is
+		// a closed port, so it fails and backs off quietly.
+		"accounts": []map[string]any{{"username": "alice", "domain": "127.0.0.1", "port": freeUDP(tb), "enabled": true}},
+	}
+	b, _ := json.Marshal(settings)
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--home", home, "--no-browser", "--log-level", "error")
+	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
+	pprofAddr := ""
+	if *prof != "" {
+		pprofAddr = fmt.Sprintf("127.0.0.1:%d", freeTCP(tb))
+		cmd.Env = append(cmd.Env, "SOFTPHONE_PPROF="+pprofAddr)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.Contains(sc.Text(), "Phone page:") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if !testpeer.WaitFor(10*time.Second, func() bool { return listening(sipPort) }) {
+		tb.Fatalf("the phone does not listen on udp %d", sipPort)
+	}
+	pid := cmd.Process.Pid
+	time.Sleep(3 * time.Second) // idle: what the phone holds when nothing happens
+	idle, bobIdle := rss(tb, pid), rss(tb, bobPID)
+	fmt.Printf("idle RSS: phone %s | baresip %s\n", idle, bobIdle)
+
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sipPort}
+	me := conn.LocalAddr().(*net.UDPAddr).Port
+	for i := 0; i < 10; i++ { // warm-up
+		oneCall(tb, conn, dst, me, -1-i)
+	}
+	time.Sleep(time.Second)
+	profDone := make(chan error, 1)
+	if *prof != "" {
+		secs := max(1, *calls / *rate)
+		go func() { profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", secs), *prof) }()
+	}
+	c0, w0 := cpu(tb, pid), time.Now()
+	tick := time.NewTicker(time.Second / time.Duration(*rate))
+	var worst time.Duration
+	for i := 0; i < *calls; i++ {
+		<-tick.C
+		if d := oneCall(tb, conn, dst, me, i); d > worst {
+			worst = d
+		}
+	}
+	tick.Stop()
+	c1, wall := cpu(tb, pid), time.Since(w0)
+	fmt.Printf("%d incoming calls at %.1f/s (INVITE, 200 auto-answer, ACK, BYE): phone CPU %.2f ms per call (%.1f%% of a core), slowest call %v   target <= 1.5 ms per call\n",
+		*calls, float64(*calls)/wall.Seconds(), (c1-c0).Seconds()*1000/float64(*calls), 100*(c1-c0).Seconds()/wall.Seconds(), worst.Round(time.Microsecond))
+	if *prof != "" {
+		if err := <-profDone; err != nil {
+			tb.Fatal(err)
+		}
+		if err := rig.FetchProfile(pprofAddr, "heap?gc=1", *prof+".heap"); err != nil {
+			tb.Fatal(err)
+		}
+		if b, err := os.ReadFile(bin); err == nil {
+			_ = os.WriteFile(*prof+".bin", b, 0o755)
+		}
+	}
+	after := rss(tb, pid)
+	time.Sleep(5 * time.Second)
+	settled := rss(tb, pid)
+	// SIP transactions linger 32 s after their last message (RFC 3261
+	// 17.2.2, 64*T1): what the calls left is read again once they are gone.
+	time.Sleep(35 * time.Second)
+	late := rss(tb, pid)
+	fmt.Printf("RSS after the calls: phone %s, 5 s later %s, 40 s later %s (idle before: %s)   target: back within 2 MB of idle\n",
+		after, settled, late, idle)
+}
+
+// mem is a process's resident memory, split as proc(5) does.
+type mem struct{ anon, file, shmem int }
+
+func (m mem) String() string {
+	return fmt.Sprintf("%.1f MB (anon %.1f, file %.1f, shmem %.1f)",
+		float64(m.anon+m.file+m.shmem)/1024, float64(m.anon)/1024, float64(m.file)/1024, float64(m.shmem)/1024)
+}
+
+func rss(tb *rig.TB, pid int) mem {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m mem
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.Atoi(f[1])
+		switch f[0] {
+		case "RssAnon:":
+			m.anon = n
+		case "RssFile:":
+			m.file = n
+		case "RssShmem:":
+			m.shmem = n
+		}
+	}
+	return m
+}
+
+func cpu(tb *rig.TB, pid int) time.Duration {
+	c, err := rig.CPUOf(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// oneCall places one call on the phone and ends it: INVITE, the 200 of the
+// auto-answer, ACK, BYE and its 200. It returns how long that took.
+func oneCall(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, me, i int) time.Duration {
+	callID := fmt.Sprintf("uas-%d-%d@bench", time.Now().UnixNano(), i)
+	sdp := "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
+	head := func(method, branch string, cseq int) string {
+		return fmt.Sprintf("%s sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=z9hG4bK%s;rport\r\n"+
+			"From: <sip:bench@127.0.0.1>;tag=t%d\r\nCall-ID: %s\r\nMax-Forwards: 70\r\nCSeq: %d %s\r\n",
+			method, dst.Port, me, branch, i, callID, cseq, method)
+	}
+	start := time.Now()
+	inv := head("INVITE", fmt.Sprintf("inv%d", i), 1) + fmt.Sprintf("To: <sip:alice@127.0.0.1>\r\nContact: <sip:bench@127.0.0.1:%d>\r\n"+
+		"Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s", me, len(sdp), sdp)
+	send(tb, conn, dst, inv)
+	ok := read(tb, conn, "SIP/2.0 200", callID)
+	to := header(ok, "to")
+	send(tb, conn, dst, head("ACK", fmt.Sprintf("ack%d", i), 1)+to+"\r\nContent-Length: 0\r\n\r\n")
+	send(tb, conn, dst, head("BYE", fmt.Sprintf("bye%d", i), 2)+to+"\r\nContent-Length: 0\r\n\r\n")
+	read(tb, conn, "SIP/2.0 200", "2 BYE")
+	return time.Since(start)
+}
+
+func send(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, msg string) {
+	if _, err := conn.WriteToUDP([]byte(msg), dst); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// read returns the next message that starts with prefix and holds want,
+// skipping others (provisional answers, retransmissions).
+func read(tb *rig.TB, conn *net.UDPConn, prefix, want string) string {
+	buf := make([]byte, 65535)
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		n, _, err := conn.ReadFromUDP(buf)
+		if err != nil {
+			tb.Fatalf("waiting for %q: %v", prefix, err)
+		}
+		s := string(buf[:n])
+		if strings.HasPrefix(s, prefix) && strings.Contains(s, want) {
+			return s
+		}
+	}
+}
+
+func header(msg, name string) string {
+	for _, l := range strings.Split(msg, "\r\n") {
+		if strings.HasPrefix(strings.ToLower(l), name+":") {
+			return l
+		}
+	}
+	return ""
+}
+
+// listening reports whether a UDP socket is bound to 127.0.0.1:port.
+func listening(port int) bool {
+	b, _ := os.ReadFile("/proc/net/udp")
+	return strings.Contains(string(b), fmt.Sprintf(" 0100007F:%04X ", port))
+}
+
+func freeTCP(tb *rig.TB) int {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func freeUDP(tb *rig.TB) int {
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}

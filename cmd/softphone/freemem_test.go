@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/softphone/softphone/sipua"
+)
+
+// TestFreeMemAfterLastCall: memory is handed back once after the last of
+// two calls ends, not while one is still up.
+func TestFreeMemAfterLastCall(t *testing.T) {
+	bus := sipua.NewBus()
+	sub := bus.SubscribeOnly(64, true, callEvents)
+	defer sub.Close()
+	freed := make(chan struct{}, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go freeMemAfterCalls(ctx, sub, func() { freed <- struct{}{} })
+	call := func(kind sipua.EventKind, id string, st sipua.CallState) {
+		bus.Publish(sipua.Event{Kind: kind, Call: sipua.Call{ID: id, State: st}})
+	}
+	call(sipua.EventCallStarted, "a", sipua.StateRingingIn)
+	call(sipua.EventCallStarted, "b", sipua.StateRingingIn)
+	call(sipua.EventCallStateChanged, "a", sipua.StateActive)
+	call(sipua.EventCallEnded, "a", sipua.StateEnded)
+	// b still rings: a quiet spell longer than freeMemQuiet frees nothing.
+	select {
+	case <-freed:
+		t.Fatal("memory released while a call was up")
+	case <-time.After(freeMemQuiet + time.Second):
+	}
+	call(sipua.EventCallEnded, "b", sipua.StateEnded)
+	select {
+	case <-freed:
+	case <-time.After(freeMemQuiet + 10*time.Second):
+		t.Fatal("memory not released after the last call ended")
+	}
+}
