@@ -2,6 +2,7 @@
 # Browser tests inside a fresh network namespace: the pages' working day
 # (playwright-core driving Debian's chromium against the real binary,
 # kamailio and baresip), the audio of calls checked by content (audio.mjs),
+# the live-call bar by keyboard at 1280 and 360 px (callbar.mjs),
 # the Go tests that drive real Chromium (build tag "browser") and the tab's
 # audio in Chromium and Firefox ESR, loopback-only and LAN (browsers.mjs),
 # and its echo cancellation measured (echo.mjs).
@@ -22,6 +23,7 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/audio.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/origins.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/office.mjs "$BIN" test-artifacts || rc=1
+  node server/web/e2e/callbar.mjs "$BIN" test-artifacts || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
   # The audio of the tab in the browsers users have (issue 13): Chromium without
   # the loopback flag and Firefox ESR with default prefs, on a machine with

@@ -1,5 +1,5 @@
 // Builds the front end into static/: bundles src/phone.ts with esbuild and
-// copies htmx and its SSE extension from node_modules into vendor/.
+// copies htmx, its SSE extension and idiomorph from node_modules into vendor/.
 // With --check it builds into memory and fails when the committed files differ
 // (CI runs `npm run check`).
 import * as esbuild from 'esbuild';
@@ -14,6 +14,9 @@ const check = process.argv.includes('--check');
 const outputs = new Map();
 outputs.set(join(here, 'vendor/htmx.min.js'), readFileSync(join(root, 'node_modules/htmx.org/dist/htmx.min.js'), 'utf8'));
 outputs.set(join(here, 'vendor/sse.js'), readFileSync(join(root, 'node_modules/htmx-ext-sse/dist/sse.js'), 'utf8'));
+// idiomorph (pinned in package.json) with its htmx extension "morph": the
+// live-call bar morphs in place so focus and open panels survive updates.
+outputs.set(join(here, 'vendor/idiomorph-ext.min.js'), readFileSync(join(root, 'node_modules/idiomorph/dist/idiomorph-ext.min.js'), 'utf8'));
 
 const res = await esbuild.build({
   entryPoints: { phone: join(here, 'src/phone.ts'), sw: join(here, 'src/sw.ts'), pcm: join(here, 'src/pcm-worklet.ts') },

@@ -43,6 +43,7 @@ type CallView struct {
 	Muted, Recording                         bool
 	StateSinceMS, AnsweredMS                 int64  // unix ms; 0 when unknown
 	Digits                                   string // DTMF received on the call
+	Sent                                     string // DTMF sent from the pages on the call (issue 16)
 	Secure, TLS                              bool   // media encrypted (SRTP); signalling over TLS
 }
 

@@ -66,7 +66,10 @@ func (s *Server) callAction(c fiber.Ctx) error {
 	case "record", "record-stop":
 		err = p.Record(ctx, id, action == "record")
 	case "dtmf":
-		err = p.SendDTMF(ctx, id, strings.TrimSpace(c.FormValue("digits")))
+		digits := strings.TrimSpace(c.FormValue("digits"))
+		if err = p.SendDTMF(ctx, id, digits); err == nil {
+			s.hub.noteSent(id, digits)
+		}
 	case "transfer":
 		err = p.Transfer(ctx, id, normalizeNumber(c.FormValue("target")))
 	case "attended":

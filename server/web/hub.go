@@ -15,13 +15,14 @@ type hub struct {
 	clients map[chan struct{}]struct{}
 	done    chan struct{}
 	digits  map[string]string // call id -> DTMF received on it
+	sent    map[string]string // call id -> DTMF the pages sent on it
 	ended   uint64            // calls ended so far: the history has news
 	recent  endedCalls        // the call that has just ended, for its card (words.go)
 	missed  missedCache       // the navigation's count of missed calls (words.go)
 }
 
 func newHub() *hub {
-	return &hub{clients: map[chan struct{}]struct{}{}, done: make(chan struct{}), digits: map[string]string{}}
+	return &hub{clients: map[chan struct{}]struct{}{}, done: make(chan struct{}), digits: map[string]string{}, sent: map[string]string{}}
 }
 
 // run follows the phone's bus until ctx ends, then ends every stream.
@@ -54,6 +55,7 @@ func (h *hub) note(e sipua.Event) {
 		h.digits[e.Call.ID] = d
 	case sipua.EventCallEnded:
 		delete(h.digits, e.Call.ID)
+		delete(h.sent, e.Call.ID)
 		h.ended++
 	}
 }
@@ -68,6 +70,24 @@ func (h *hub) received(id string) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.digits[id]
+}
+
+// noteSent keeps the digits sent on a call from the pages (the last 32),
+// so the live-call bar can echo them.
+func (h *hub) noteSent(id, digits string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d := h.sent[id] + digits
+	if len(d) > 32 {
+		d = d[len(d)-32:]
+	}
+	h.sent[id] = d
+}
+
+func (h *hub) sentOn(id string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sent[id]
 }
 
 // poke wakes every stream; a stream already woken stays so (coalescing).

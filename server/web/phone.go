@@ -64,7 +64,7 @@ func (s *Server) callViews() []views.CallView {
 		v := views.CallView{
 			ID: c.ID, AccountID: c.AccountID, Account: c.Account, Direction: string(c.Direction),
 			State: c.State.String(), Number: c.Number, Name: c.Name, Muted: c.Muted, Recording: c.Recording,
-			Digits: s.hub.received(c.ID), Secure: c.Secure, TLS: c.TLS,
+			Digits: s.hub.received(c.ID), Sent: s.hub.sentOn(c.ID), Secure: c.Secure, TLS: c.TLS,
 		}
 		if !c.StateAt.IsZero() {
 			v.StateSinceMS = c.StateAt.UnixMilli()

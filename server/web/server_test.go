@@ -45,7 +45,7 @@ func TestKeyOnceCookieFlagsAndNoDataWithoutSession(t *testing.T) {
 		t.Fatalf("POST without session: %d", res.StatusCode)
 	}
 	// Static files and the service worker hold no data and need no session.
-	for _, p := range []string{"/static/css/app.css", "/static/dist/phone.js", "/static/vendor/htmx.min.js", "/static/vendor/sse.js", "/sw.js"} {
+	for _, p := range []string{"/static/css/app.css", "/static/dist/phone.js", "/static/vendor/htmx.min.js", "/static/vendor/sse.js", "/static/vendor/idiomorph-ext.min.js", "/sw.js"} {
 		if res, _ := r.do("GET", p, nil, nil); res.StatusCode != 200 {
 			t.Errorf("%s: %d", p, res.StatusCode)
 		}

@@ -572,16 +572,23 @@
     const code = e.code.toLowerCase().replace(/^key|^digit/, "");
     return c.ctrl === e.ctrlKey && c.alt === e.altKey && c.shift === e.shiftKey && c.meta === e.metaKey && (c.key === key || c.key === code || c.key === "space" && key === " ");
   }
+  function first(...sels) {
+    for (const s of sels) {
+      const el = $(s);
+      if (el) return el;
+    }
+    return null;
+  }
   function target(a) {
     switch (a) {
       case "answer":
         return $('[data-state="ringing-in"] [data-action="answer"]');
       case "hangup":
-        return $('[data-state="active"] [data-action="hangup"], [data-state="dialing"] [data-action="hangup"], [data-state="ringing-out"] [data-action="hangup"], [data-action="hangup"]');
+        return first('[data-state="active"] [data-action="hangup"]', '[data-state="dialing"] [data-action="hangup"]', '[data-state="ringing-out"] [data-action="hangup"]', '[data-action="hangup"]');
       case "hold":
-        return $('[data-action="hold"], [data-action="resume"]');
+        return first('[data-state="active"] [data-action="hold"]', '[data-action="resume"]', '[data-action="hold"]');
       case "mute":
-        return $('[data-action="mute"]');
+        return first('[data-state="active"] [data-action="mute"]', '[data-action="mute"]');
     }
   }
   function installHotkeys() {
@@ -592,11 +599,11 @@
       } catch {
         return;
       }
-      const typing = e.target?.closest?.("input, textarea, select");
+      const typing2 = e.target?.closest?.("input, textarea, select");
       for (const a of ["answer", "hangup", "hold", "mute"]) {
         const c = map[a] ? parseCombo(map[a]) : null;
         if (!c || !matches(c, e)) continue;
-        if (typing && !c.ctrl && !c.alt && !c.meta) continue;
+        if (typing2 && !c.ctrl && !c.alt && !c.meta) continue;
         const btn = target(a);
         if (btn) {
           e.preventDefault();
@@ -605,6 +612,125 @@
         return;
       }
     });
+  }
+
+  // static/src/callbar.ts
+  var DIGITS = "0123456789*#";
+  function morphDefaults() {
+    const im = window.Idiomorph;
+    if (!im) return;
+    im.defaults.callbacks.beforeAttributeUpdated = (attr, el) => {
+      if (attr === "open" && el.tagName === "DETAILS") return false;
+      if (attr === "value" && el.hasAttribute("data-keep-value")) return false;
+      if (attr === "selected" && el.parentElement?.hasAttribute("data-keep-value")) return false;
+      return true;
+    };
+  }
+  var sizer = null;
+  var observed = null;
+  function reserve() {
+    const bar = $("#live");
+    if (!bar || bar === observed || !("ResizeObserver" in window)) return;
+    const set = () => {
+      const h = observed ? Math.ceil(observed.getBoundingClientRect().height) : 0;
+      const v = h + "px";
+      if (document.documentElement.style.getPropertyValue("--callbar-h") !== v) document.documentElement.style.setProperty("--callbar-h", v);
+    };
+    sizer ??= new ResizeObserver(set);
+    if (observed) sizer.unobserve(observed);
+    observed = bar;
+    sizer.observe(bar);
+    set();
+  }
+  var was = null;
+  function trackFocus() {
+    document.addEventListener("focusin", (e) => {
+      const t = e.target;
+      if (t.closest?.("#calls")) was = { id: t.id, call: t.closest("[data-call-id]")?.dataset.callId ?? "" };
+      else was = null;
+    });
+    document.addEventListener("pointerdown", (e) => {
+      if (!e.target?.closest?.("#calls")) was = null;
+    }, true);
+  }
+  function keepFocus() {
+    if (!was) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const prev = was.id ? document.getElementById(was.id) : null;
+    const next = (prev && visible(prev) ? prev : null) ?? (was.call ? document.getElementById("call-" + was.call) : null) ?? $("#calls [data-call-id]") ?? $("#number") ?? $("#main");
+    if (!next) return;
+    next.focus({ preventScroll: true });
+    if (!next.closest("#calls")) was = null;
+  }
+  function visible(el) {
+    return !el.closest("[hidden]") && el.getClientRects().length > 0;
+  }
+  function connectedCall(from) {
+    const own = from?.closest?.("#calls [data-call-id]");
+    if (own && (own.dataset.state === "active" || own.dataset.state === "conference")) return own;
+    return $('#calls [data-call-id][data-state="active"]') ?? $('#calls [data-call-id][data-state="conference"]');
+  }
+  var queue = Promise.resolve();
+  function sendDTMF(call, digits) {
+    const id = call.dataset.callId ?? "";
+    queue = queue.then(async () => {
+      const res = await fetch("/calls/" + encodeURIComponent(id) + "/dtmf", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf() },
+        body: new URLSearchParams({ digits })
+      });
+      const f = $("#flash");
+      if (!res.ok && f) f.textContent = (await res.text()).trim();
+    }).catch(() => void 0);
+  }
+  function typing(t) {
+    const el = t;
+    return !!el?.closest?.('input, textarea, select, [contenteditable=""], [contenteditable="true"]');
+  }
+  function dtmfKeys() {
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.altKey || e.metaKey || e.repeat || e.key.length !== 1 || !DIGITS.includes(e.key)) return;
+      if (typing(e.target)) return;
+      const call = connectedCall(e.target);
+      if (!call) return;
+      e.preventDefault();
+      sendDTMF(call, e.key);
+    });
+  }
+  var rung = /* @__PURE__ */ new Set();
+  function showRinging() {
+    for (const c of $$('#calls [data-call-id][data-state="ringing-in"]')) {
+      const id = c.dataset.callId ?? "";
+      if (rung.has(id)) continue;
+      rung.add(id);
+      c.scrollIntoView({ block: "nearest" });
+    }
+    if (rung.size > 64) rung.clear();
+  }
+  function padHint() {
+    const hint = $("#dialpad-dtmf");
+    if (!hint) return;
+    const off = !connectedCall();
+    if (hint.hidden !== off) hint.hidden = off;
+  }
+  function installCallbar() {
+    morphDefaults();
+    reserve();
+    trackFocus();
+    dtmfKeys();
+    document.addEventListener("htmx:afterSettle", () => {
+      reserve();
+      keepFocus();
+    });
+    document.addEventListener("htmx:sseMessage", keepFocus);
+  }
+  function dialpadKey(key) {
+    const call = connectedCall();
+    if (!call) return false;
+    sendDTMF(call, key);
+    return true;
   }
 
   // static/src/phone.ts
@@ -628,6 +754,9 @@
     ringer.update();
     audioSign();
     tick();
+    keepFocus();
+    padHint();
+    showRinging();
   }
   function needsAudio() {
     return $$("#calls [data-call-id]").some((c) => c.dataset.state !== "ringing-in");
@@ -725,7 +854,8 @@
       const el = e.target.closest("[data-key], [data-clear], #redial, #mic-mute, #ring-test, [data-take-audio], #notify-enable, #links-enable");
       if (!el) return;
       const num = $("#number");
-      if (el.dataset.key && num && el.closest("#dial-form")) {
+      if (el.dataset.key && el.closest("#dial-form") && dialpadKey(el.dataset.key)) {
+      } else if (el.dataset.key && num && el.closest("#dial-form")) {
         num.value += el.dataset.key;
         num.focus();
       } else if (el.dataset.clear && num) {
@@ -796,6 +926,7 @@
     configureHtmx();
     document.body.dataset.incoming = document.body.dataset.incoming ?? "Incoming call";
     installHotkeys();
+    installCallbar();
     dialpad();
     audioControls();
     guardDial();

@@ -20,13 +20,24 @@ function matches(c: Combo, e: KeyboardEvent): boolean {
     (c.key === key || c.key === code || (c.key === 'space' && key === ' '));
 }
 
-// target finds the button an action presses: on the first call where it applies.
+// first is the first element matching the selectors taken in their order
+// (querySelector with a list would take the first in document order).
+function first(...sels: string[]): HTMLElement | null {
+  for (const s of sels) {
+    const el = $(s);
+    if (el) return el;
+  }
+  return null;
+}
+
+// target finds the button an action presses: on the call where it applies,
+// the connected call before a held or ringing one.
 function target(a: Action): HTMLElement | null {
   switch (a) {
     case 'answer': return $('[data-state="ringing-in"] [data-action="answer"]');
-    case 'hangup': return $('[data-state="active"] [data-action="hangup"], [data-state="dialing"] [data-action="hangup"], [data-state="ringing-out"] [data-action="hangup"], [data-action="hangup"]');
-    case 'hold': return $('[data-action="hold"], [data-action="resume"]');
-    case 'mute': return $('[data-action="mute"]');
+    case 'hangup': return first('[data-state="active"] [data-action="hangup"]', '[data-state="dialing"] [data-action="hangup"]', '[data-state="ringing-out"] [data-action="hangup"]', '[data-action="hangup"]');
+    case 'hold': return first('[data-state="active"] [data-action="hold"]', '[data-action="resume"]', '[data-action="hold"]');
+    case 'mute': return first('[data-state="active"] [data-action="mute"]', '[data-action="mute"]');
   }
 }
 

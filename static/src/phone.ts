@@ -5,6 +5,7 @@ import { csrf, post, tabID, $, $$, clock, savedAudio } from './util';
 import { Audio } from './rtc';
 import { Ringer, act } from './ring';
 import { installHotkeys } from './keys';
+import { installCallbar, keepFocus, padHint, dialpadKey, showRinging } from './callbar';
 
 declare global {
   interface Window { htmx?: { config: Record<string, unknown> }; softphone?: unknown }
@@ -34,6 +35,9 @@ function refresh(): void {
   ringer.update();
   audioSign();
   tick();
+  keepFocus();
+  padHint();
+  showRinging();
 }
 
 // needsAudio: a call is in progress that is not just ringing here.
@@ -141,7 +145,9 @@ function dialpad(): void {
     const el = (e.target as HTMLElement).closest<HTMLElement>('[data-key], [data-clear], #redial, #mic-mute, #ring-test, [data-take-audio], #notify-enable, #links-enable');
     if (!el) return;
     const num = $('#number') as HTMLInputElement | null;
-    if (el.dataset.key && num && el.closest('#dial-form')) {
+    if (el.dataset.key && el.closest('#dial-form') && dialpadKey(el.dataset.key)) {
+      // During a connected call the pad sends tones (callbar.ts); the focus stays on the key.
+    } else if (el.dataset.key && num && el.closest('#dial-form')) {
       num.value += el.dataset.key;
       num.focus();
     } else if (el.dataset.clear && num) {
@@ -212,6 +218,7 @@ function start(): void {
   configureHtmx();
   document.body.dataset.incoming = document.body.dataset.incoming ?? 'Incoming call';
   installHotkeys();
+  installCallbar();
   dialpad();
   audioControls();
   guardDial();
