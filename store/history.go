@@ -87,8 +87,8 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 	r := historyRowOf(e)
 	const insert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
 			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
-			open, declined, jitter, loss, note, recording)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO NOTHING`
+			open, declined, jitter, loss, note, recording, rev)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random()) ON CONFLICT (call_id) DO NOTHING`
 	args := []any{r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
 		r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
 		r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording}
@@ -170,15 +170,15 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 
 // finishUpdate completes an entry (FinishHistory): its arguments are the
 // outcome .. sip_status, then the identity fields and the start (each kept
-// when empty or 0), then the call id.
+// when empty or 0), then the call id. It stamps rev itself (0020).
 const finishUpdate = `UPDATE history SET outcome = ?, answered = ?, duration_s = ?, reason = ?, answered_by = ?,
 	answered_at = ?, ended_at = ?, open = 0, declined = ?, jitter = ?, loss = ?, secure = ?, sip_status = ?,
 	seance_id = coalesce(nullif(?, ''), seance_id), account_id = coalesce(nullif(?, ''), account_id),
 	account = coalesce(nullif(?, ''), account), direction = coalesce(nullif(?, ''), direction),
 	number = coalesce(nullif(?, ''), number), uri = coalesce(nullif(?, ''), uri),
 	name = coalesce(nullif(?, ''), name), dialed = coalesce(nullif(?, ''), dialed),
-	recording = coalesce(nullif(?, ''), recording), started_at = coalesce(nullif(?, 0), started_at)
-	WHERE call_id = ?`
+	recording = coalesce(nullif(?, ''), recording), started_at = coalesce(nullif(?, 0), started_at),
+	rev = random() WHERE call_id = ?`
 
 // maxHistoryPage bounds one page of ListHistory.
 const maxHistoryPage = 10000

@@ -21,7 +21,7 @@ func (db *DB) AnswerHistory(ctx context.Context, callID string, at time.Time, an
 		return fmt.Errorf("answer history: %w: empty call id or moment", ErrInvalid)
 	}
 	_, err := db.hotExec(ctx, `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
-		alive_at = max(alive_at, ?1) WHERE call_id = ?3 AND open = 1`, ts(at), answeredBy, callID)
+		alive_at = max(alive_at, ?1), rev = random() WHERE call_id = ?3 AND open = 1`, ts(at), answeredBy, callID)
 	if err != nil {
 		return fmt.Errorf("answer history of call %s: %w", callID, err)
 	}
