@@ -74,6 +74,13 @@ func (h *hotStmts) exec(ctx context.Context, sdb *sql.DB, q string, args ...any)
 		if err != nil {
 			return 0, err
 		}
+		// Its writes touch a few dozen pages (the row, its indexes, the
+		// search index): a small page cache serves them and is all this
+		// connection holds while the phone idles.
+		if _, err := c.ExecContext(ctx, "PRAGMA cache_size = -256"); err != nil {
+			_ = c.Close()
+			return 0, err
+		}
 		h.conn, h.stmts = c, map[string]uintptr{}
 	}
 	var n int64
