@@ -34,6 +34,8 @@ require (
 	golang.org/x/term v0.46.0
 	gorm.io/gorm v1.31.2
 	howett.net/plist v1.0.1
+	modernc.org/libc v1.74.1
+	modernc.org/sqlite v1.55.0
 )
 
 require (
@@ -88,10 +90,8 @@ require (
 	golang.org/x/time v0.14.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	modernc.org/libc v1.74.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-	modernc.org/sqlite v1.55.0 // indirect
 )
 
 tool github.com/a-h/templ/cmd/templ

@@ -8,10 +8,14 @@ import (
 )
 
 // Bus carries Events from the phone to its subscribers. Publish never blocks:
-// each subscriber has a buffer of its own, so a slow one never delays a call
-// (syncthing's event bus). A bounded subscriber loses what overflows its buffer
-// and counts it; a lossless one (history, counters) has an unbounded queue
-// instead, so it never misses a call.
+// each subscriber has a queue of its own, so a slow one never delays a call
+// (syncthing's event bus). A bounded subscriber loses what overflows its
+// buffer (buf events) and counts it; a lossless one (history, counters) has an
+// unbounded queue instead, so it never misses a call. The queue is a slice
+// that grows only as far as events wait and is let go when they are taken: a
+// channel of buf events (512 bytes each; the webhook sender's 4,096 alone
+// were 2 MiB) was allocated whole at the start and held for the life of the
+// phone (issue 20, idle memory).
 type Bus struct {
 	mu   sync.Mutex
 	seq  uint64
@@ -31,8 +35,11 @@ type Subscription struct {
 	keep     func(Event) bool // nil: every event
 	dropped  atomic.Uint64
 
+	max int // bounded only: events held (queued or in hand) before new ones are dropped
+
 	mu      sync.Mutex
-	queue   []Event // lossless only: what C has not taken yet
+	queue   []Event // what C has not taken yet
+	inHand  int     // 1 while pump holds an event taken from queue and not yet received
 	wake    chan struct{}
 	done    chan struct{}
 	closeMu sync.Once
@@ -45,16 +52,25 @@ func (b *Bus) Subscribe(buf int, lossless bool) *Subscription {
 	if buf < 1 {
 		buf = 1
 	}
-	s := &Subscription{bus: b, c: make(chan Event, buf), lossless: lossless,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	// A bounded subscriber's channel is unbuffered, so the events it holds
+	// are exactly those counted (queue and hand); a lossless one's has a
+	// few places, so a burst is handed over without a switch per event.
+	c := make(chan Event)
 	if lossless {
-		go s.pump()
+		c = make(chan Event, min(buf, losslessChan))
 	}
+	s := &Subscription{bus: b, c: c, lossless: lossless, max: buf,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go s.pump()
 	b.mu.Lock()
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
 	return s
 }
+
+// losslessChan bounds the channel of a lossless subscriber (its queue holds
+// the rest).
+const losslessChan = 16
 
 // SubscribeOnly is Subscribe for the events keep says yes to: the others
 // never reach the subscriber, so they can neither fill its buffer nor count
@@ -88,46 +104,49 @@ func (s *Subscription) offer(e Event) {
 	if s.keep != nil && !s.keep(e) {
 		return
 	}
-	if s.lossless {
-		s.mu.Lock()
-		s.queue = append(s.queue, e)
+	s.mu.Lock()
+	if !s.lossless && len(s.queue)+s.inHand >= s.max {
 		s.mu.Unlock()
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
+		s.dropped.Add(1)
 		return
 	}
+	s.queue = append(s.queue, e)
+	s.mu.Unlock()
 	select {
-	case s.c <- e:
+	case s.wake <- struct{}{}:
 	default:
-		s.dropped.Add(1)
 	}
 }
 
-// pump moves a lossless subscriber's queue into its channel, in order.
+// pump moves a subscriber's queue into its channel, in order, one event at
+// a time, and closes the channel when the subscription is closed.
 func (s *Subscription) pump() {
 	defer close(s.c)
 	for {
 		s.mu.Lock()
-		q := s.queue
-		s.queue = nil
-		s.mu.Unlock()
-		for _, e := range q {
+		if len(s.queue) == 0 {
+			s.queue = nil // let a burst's backing array go
+			s.mu.Unlock()
 			select {
-			case s.c <- e:
+			case <-s.wake:
+				continue
 			case <-s.done:
 				return
 			}
 		}
-		if len(q) > 0 {
-			continue
-		}
+		e := s.queue[0]
+		s.queue[0] = Event{}
+		s.queue = s.queue[1:]
+		s.inHand = 1
+		s.mu.Unlock()
 		select {
-		case <-s.wake:
+		case s.c <- e:
 		case <-s.done:
 			return
 		}
+		s.mu.Lock()
+		s.inHand = 0
+		s.mu.Unlock()
 	}
 }
 
@@ -159,9 +178,6 @@ func (s *Subscription) Close() {
 		s.bus.mu.Lock()
 		delete(s.bus.subs, s)
 		s.bus.mu.Unlock()
-		close(s.done)
-		if !s.lossless {
-			close(s.c)
-		}
+		close(s.done) // pump closes the channel
 	})
 }

@@ -42,44 +42,65 @@ type stack struct {
 
 // caPool verifies TLS servers against the system roots plus the CA files of
 // the accounts (settings accounts[].ca_file). It can change while the stack
-// runs, so verification is done by hand in VerifyConnection.
+// runs, so verification is done by hand in VerifyConnection. The pool is
+// built at the first verification, not at the start: the system roots
+// parsed are about 0.5 MiB of heap that a phone without a TLS account never
+// needs (issue 20, idle memory).
 type caPool struct {
 	mu    sync.Mutex
-	files map[string]bool
-	pool  *x509.CertPool
+	files []string
+	pool  *x509.CertPool // nil until needed after each set
 }
 
+// set takes the CA files, reading each once to report the ones that cannot
+// be used.
 func (c *caPool) set(files []string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pool, err := x509.SystemCertPool()
-	if err != nil || pool == nil {
-		pool = x509.NewCertPool()
-	}
 	var errs []error
-	c.files = map[string]bool{}
+	seen := map[string]bool{}
+	var keep []string
 	for _, f := range files {
-		if f == "" || c.files[f] {
+		if f == "" || seen[f] {
 			continue
 		}
-		c.files[f] = true
+		seen[f] = true
+		keep = append(keep, f)
 		pem, err := os.ReadFile(f)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("ca_file %s: %w", f, err))
 			continue
 		}
-		if !pool.AppendCertsFromPEM(pem) {
+		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
 			errs = append(errs, fmt.Errorf("ca_file %s: no certificate in it", f))
 		}
 	}
-	c.pool = pool
+	c.mu.Lock()
+	c.files, c.pool = keep, nil
+	c.mu.Unlock()
 	return errors.Join(errs...)
 }
 
-func (c *caPool) verify(cs tls.ConnectionState) error {
+// roots is the pool to verify against, built when first asked after a set.
+func (c *caPool) roots() *x509.CertPool {
 	c.mu.Lock()
-	pool := c.pool
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.pool != nil {
+		return c.pool
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range c.files {
+		if pem, err := os.ReadFile(f); err == nil { // a bad file was reported by set
+			pool.AppendCertsFromPEM(pem)
+		}
+	}
+	c.pool = pool
+	return pool
+}
+
+func (c *caPool) verify(cs tls.ConnectionState) error {
+	pool := c.roots()
 	if len(cs.PeerCertificates) == 0 {
 		return errors.New("tls: server sent no certificate")
 	}

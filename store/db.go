@@ -28,6 +28,7 @@ type DB struct {
 	disk        diskState     // the disk-full state (disk.go)
 	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)
 	rd          *sql.DB       // the read pool of history pages (db_read.go)
+	hot         hotStmts      // the prepared statements of every call's writes (sqlstmt.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -85,6 +86,7 @@ func OpenDB(path string) (*DB, error) {
 func (db *DB) Close() error {
 	db.closeJournal()
 	db.closeHistoryJournal()
+	db.hot.close()
 	if db.rd != nil {
 		_ = db.rd.Close()
 	}

@@ -87,19 +87,16 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 	r := historyRowOf(e)
 	const insert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
 			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
-			open, declined, jitter, loss, note, recording)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (call_id) DO NOTHING`
+			open, declined, jitter, loss, note, recording, rev)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random()) ON CONFLICT (call_id) DO NOTHING`
 	args := []any{r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
 		r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
 		r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording}
 	if len(e.Tags) == 0 {
-		// Every call starts here: one statement on database/sql, no
-		// transaction around it (it is atomic alone) and no gorm.
-		sdb, err := db.raw()
-		if err == nil {
-			_, err = sdb.ExecContext(ctx, insert, args...)
-		}
-		if err != nil {
+		// Every call starts here: one statement on a kept prepared
+		// statement (sqlstmt.go), no transaction around it (it is atomic
+		// alone) and no gorm.
+		if _, err := db.hotExec(ctx, insert, args...); err != nil {
 			return fmt.Errorf("start history of call %s: %w", e.CallID, err)
 		}
 		return nil
@@ -130,39 +127,24 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 	}
 	e.Open = false
 	r := historyRowOf(e)
-	// Every call ends here: one UPDATE on database/sql (no gorm, no
-	// transaction); only an entry whose start was lost takes the slower way.
-	set := []string{"outcome = ?", "answered = ?", "duration_s = ?", "reason = ?", "answered_by = ?",
-		"answered_at = ?", "ended_at = ?", "open = 0", "declined = ?", "jitter = ?", "loss = ?"}
+	// Every call ends here: one UPDATE on a kept prepared statement
+	// (sqlstmt.go), no gorm, no transaction; only an entry whose start was
+	// lost takes the slower way. The statement is the same text for every
+	// call (so it is prepared once): an identity field or start left empty
+	// keeps what the entry has (nullif/coalesce).
 	args := []any{r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.AnsweredAt, r.EndedAt,
-		r.Declined, r.Jitter, r.Loss}
-	set, args = append(set, "secure = ?", "sip_status = ?"), append(args, r.Secure, r.SIPStatus)
-	for _, kv := range []struct{ col, v string }{{"seance_id", r.SeanceID}, {"account_id", r.AccountID},
-		{"account", r.Account}, {"direction", r.Direction}, {"number", r.Number}, {"uri", r.URI},
-		{"name", r.Name}, {"dialed", r.Dialed}, {"recording", r.Recording}} {
-		if kv.v != "" {
-			set, args = append(set, kv.col+" = ?"), append(args, kv.v)
-		}
-	}
-	if r.StartedAt != 0 {
-		set, args = append(set, "started_at = ?"), append(args, r.StartedAt)
-	}
-	update := "UPDATE history SET " + strings.Join(set, ", ") + " WHERE call_id = ?"
-	args = append(args, e.CallID)
-	sdb, err := db.raw()
+		r.Declined, r.Jitter, r.Loss, r.Secure, r.SIPStatus, r.SeanceID, r.AccountID, r.Account, r.Direction,
+		r.Number, r.URI, r.Name, r.Dialed, r.Recording, r.StartedAt, e.CallID}
+	n, err := db.hotExec(ctx, finishUpdate, args...)
 	if err != nil {
 		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
 	}
-	res, err := sdb.ExecContext(ctx, update, args...)
-	if err != nil {
-		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n > 0 {
+	if n > 0 {
 		db.finished.tell()
 		return nil
 	}
 	err = db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(update, args...)
+		res := tx.Exec(finishUpdate, args...)
 		if res.Error != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)
 		}
@@ -185,6 +167,18 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 	}
 	return err
 }
+
+// finishUpdate completes an entry (FinishHistory): its arguments are the
+// outcome .. sip_status, then the identity fields and the start (each kept
+// when empty or 0), then the call id. It stamps rev itself (0020).
+const finishUpdate = `UPDATE history SET outcome = ?, answered = ?, duration_s = ?, reason = ?, answered_by = ?,
+	answered_at = ?, ended_at = ?, open = 0, declined = ?, jitter = ?, loss = ?, secure = ?, sip_status = ?,
+	seance_id = coalesce(nullif(?, ''), seance_id), account_id = coalesce(nullif(?, ''), account_id),
+	account = coalesce(nullif(?, ''), account), direction = coalesce(nullif(?, ''), direction),
+	number = coalesce(nullif(?, ''), number), uri = coalesce(nullif(?, ''), uri),
+	name = coalesce(nullif(?, ''), name), dialed = coalesce(nullif(?, ''), dialed),
+	recording = coalesce(nullif(?, ''), recording), started_at = coalesce(nullif(?, 0), started_at),
+	rev = random() WHERE call_id = ?`
 
 // maxHistoryPage bounds one page of ListHistory.
 const maxHistoryPage = 10000

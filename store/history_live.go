@@ -11,7 +11,7 @@ import (
 // answer when the call is answered, and the moment it was last known alive
 // every few seconds (the heartbeat of live calls), so a crash loses neither
 // the answer nor more than a heartbeat of talk time. Both are one short
-// UPDATE on database/sql.
+// UPDATE on a kept prepared statement (sqlstmt.go).
 
 // AnswerHistory records on the open entry of a call that it was answered, at
 // that moment and by whom ("no": a person). An entry already closed or not
@@ -20,12 +20,8 @@ func (db *DB) AnswerHistory(ctx context.Context, callID string, at time.Time, an
 	if callID == "" || at.IsZero() {
 		return fmt.Errorf("answer history: %w: empty call id or moment", ErrInvalid)
 	}
-	sdb, err := db.raw()
-	if err != nil {
-		return fmt.Errorf("answer history of call %s: %w", callID, err)
-	}
-	_, err = sdb.ExecContext(ctx, `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
-		alive_at = max(alive_at, ?1) WHERE call_id = ?3 AND open = 1`, ts(at), answeredBy, callID)
+	_, err := db.hotExec(ctx, `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
+		alive_at = max(alive_at, ?1), rev = random() WHERE call_id = ?3 AND open = 1`, ts(at), answeredBy, callID)
 	if err != nil {
 		return fmt.Errorf("answer history of call %s: %w", callID, err)
 	}

@@ -24,6 +24,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0012_history_page", Migrate: sqlFile("migrations/0012_history_page.sql")},
 	{ID: "0007_history_secure", Migrate: sqlFile("migrations/0007_history_secure.sql")},
 	{ID: "0016_history_sip_status", Migrate: sqlFile("migrations/0016_history_sip_status.sql")},
+	{ID: "0020_history_write_triggers", Migrate: sqlFile("migrations/0020_history_write_triggers.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

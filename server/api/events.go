@@ -20,10 +20,13 @@ const backlogSize = 1024
 // heartbeat: a comment line this often lets a stream notice a gone client.
 const heartbeat = 15 * time.Second
 
-// backlog is a ring of the latest call events.
+// backlog is a ring of the latest call events: once full, an add
+// overwrites the oldest in place (shifting the whole slice down cost a copy
+// of 512 KiB per event, issue 20).
 type backlog struct {
 	mu    sync.Mutex
-	buf   []sipua.Event
+	buf   []sipua.Event // in order from head once full
+	head  int           // index of the oldest event once len(buf) == size
 	size  int
 	wake  chan struct{} // closed and replaced on every add
 	first uint64        // Seq of the oldest event ever dropped from buf + 1
@@ -34,10 +37,12 @@ func newBacklog(n int) *backlog { return &backlog{size: n, wake: make(chan struc
 func (b *backlog) add(e sipua.Event) {
 	b.mu.Lock()
 	if len(b.buf) == b.size {
-		b.first = b.buf[0].Seq + 1
-		b.buf = append(b.buf[:0], b.buf[1:]...)
+		b.first = b.buf[b.head].Seq + 1
+		b.buf[b.head] = e
+		b.head = (b.head + 1) % b.size
+	} else {
+		b.buf = append(b.buf, e)
 	}
-	b.buf = append(b.buf, e)
 	close(b.wake)
 	b.wake = make(chan struct{})
 	b.mu.Unlock()
@@ -49,22 +54,21 @@ func (b *backlog) after(seq uint64) ([]sipua.Event, bool, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []sipua.Event
-	for _, e := range b.buf {
-		if e.Seq > seq {
+	for i := range b.buf {
+		if e := b.buf[(b.head+i)%len(b.buf)]; e.Seq > seq {
 			out = append(out, e)
 		}
 	}
 	return out, b.first > seq+1, b.wake
 }
 
-// last is the Seq of the newest event, 0 when none.
 func (b *backlog) last() uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.buf) == 0 {
 		return b.first
 	}
-	return b.buf[len(b.buf)-1].Seq
+	return b.buf[(b.head+len(b.buf)-1)%len(b.buf)].Seq
 }
 
 // streamEvents: GET /events, the call events of the webhooks as Server-Sent
