@@ -192,7 +192,7 @@ try {
   await page.fill('#f-port', String(kam.port));
   await page.fill('#f-outbound_proxy', registrar);
   await page.click('#sec-accounts button[value=save]');
-  await page.waitForSelector('#sec-accounts [role=status]', { timeout: 10000 });
+  await page.waitForSelector('#sec-accounts [role=status].ok', { timeout: 10000 });
   await save('api', async () => {
     await page.check('#sec-api input[name="api.enabled"]');
     await page.fill('#f-api\\.port', String(apiPort));
