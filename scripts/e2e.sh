@@ -17,6 +17,9 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   ip link set lo up
   rc=0
   node server/web/e2e/day.mjs "$BIN" test-artifacts --full --day || rc=1
+  # axe-core on every page, both themes, both languages; the welcome card
+  # against kamailio; screenshots at 360 and 1280 px in test-artifacts/a11y/.
+  node server/web/e2e/a11y.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/audio.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/origins.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/office.mjs "$BIN" test-artifacts || rc=1

@@ -35,6 +35,7 @@ type line struct {
 	minExpires int                // from a 423 Interval Too Brief
 	stop       func(final string) // ends the registration loop, unregisters, sets final state
 	done       chan struct{}
+	kick       chan struct{} // Reregister wakes the loop's wait (recredential.go)
 
 	servers     map[netip.Addr]bool // where the account's servers are, under mu (callers.go)
 	contactUser string              // user part of our Contact (callers.go); set once in newLine

@@ -120,11 +120,14 @@ func (l *line) loop(ctx context.Context) bool {
 func (l *line) sleep(ctx context.Context, d time.Duration, ka <-chan time.Time) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	kick := l.kicks()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-t.C:
+			return true
+		case <-kick: // new credentials: register now (recredential.go)
 			return true
 		case <-ka:
 			l.keepAlive()

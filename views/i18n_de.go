@@ -10,7 +10,7 @@ var de = map[string]string{
 	"gate.link":        "und öffnen Sie den Link, den es ausgibt (Phone page: http://127.0.0.1:…/?key=…). Jeder Link öffnet das Telefon einmal.",
 	"err.internal":     "Etwas ist schiefgegangen. Details stehen im Protokoll.",
 	"appearance.theme": "Farbschema", "theme.system": "System", "theme.light": "Hell", "theme.dark": "Dunkel",
-	"calls.title": "Gespräche", "calls.none": "Keine Gespräche.",
+	"calls.title": "Laufende Gespräche", "calls.none": "Keine Gespräche.",
 	"phone.dial": "Wählen", "phone.number": "Nummer oder SIP-Adresse", "phone.clear": "Letztes Zeichen löschen",
 	"phone.number.hint": "Fügen Sie eine Nummer oder einen tel:-, sip:- oder callto:-Link ein.", "phone.dialpad": "Wähltastatur",
 	"phone.call": "Anrufen", "phone.redial": "Wahlwiederholung", "phone.accounts": "Konten", "phone.audio": "Audio",

@@ -10,7 +10,7 @@ var en = map[string]string{
 	"gate.link":        "and open the link it prints (Phone page: http://127.0.0.1:…/?key=…). Each link opens the phone once.",
 	"err.internal":     "Something went wrong. The log has the details.",
 	"appearance.theme": "Theme", "theme.system": "System", "theme.light": "Light", "theme.dark": "Dark",
-	"calls.title": "Calls", "calls.none": "No calls.",
+	"calls.title": "Calls in progress", "calls.none": "No calls.",
 	"phone.dial": "Dial", "phone.number": "Number or SIP address", "phone.clear": "Delete last character",
 	"phone.number.hint": "Paste a number or a tel:, sip: or callto: link.", "phone.dialpad": "Dial pad",
 	"phone.call": "Call", "phone.redial": "Redial", "phone.accounts": "Accounts", "phone.audio": "Audio",

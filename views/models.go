@@ -98,6 +98,7 @@ type SettingsData struct {
 	EditAccount store.Account // the account in the form; empty ID = new
 	RegTest     string        // the PBX's answer to a registration test
 	RegTestErr  string
+	RegStates   map[string]AccountView // registration state by account id (live: the "regstates" event)
 	// Integration
 	WebhookTest    string
 	WebhookTestErr string

@@ -172,6 +172,10 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
 			return err
 		}
+		// A new password registers again at once, not at the next refresh.
+		if r, ok := s.cfg.Phone.(interface{ Reregister(string) bool }); ok {
+			r.Reregister(b.ID)
+		}
 	}
 	a, _ := findAccount(st.Accounts, b.ID)
 	if isNew {

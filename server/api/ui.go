@@ -61,7 +61,7 @@ func (s *Server) uiList(c fiber.Ctx) error {
 		}
 		rows = append(rows, s.recordingRow(r, h, tax))
 	}
-	return render(c, views.RecordingsPage(rows))
+	return render(c, views.RecordingsPage(s.uiLang(), s.cur.Load().Appearance.Theme, rows))
 }
 
 func (s *Server) taxonomyIndex(c fiber.Ctx) (map[string]store.TaxonomyEntry, error) {
@@ -143,7 +143,7 @@ func (s *Server) uiRecording(c fiber.Ctx) error {
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	return render(c, views.RecordingPage(d))
+	return render(c, views.RecordingPage(s.uiLang(), s.cur.Load().Appearance.Theme, d))
 }
 
 func audioType(path string) string {
@@ -260,3 +260,6 @@ func (s *Server) uiDelete(c fiber.Ctx) error {
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
+
+// uiLang is the language of the /ui pages: the phone's (appearance.language).
+func (s *Server) uiLang() views.L { return views.L(s.cur.Load().Appearance.Language) }

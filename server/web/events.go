@@ -73,6 +73,10 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 		{"disk", diskFragment(s)},
 	}
 	parts = append(parts, s.officeParts(l)...)
+	parts = append(parts, struct {
+		name string
+		comp templ.Component
+	}{"regstates", s.regStatesPart(l)})
 	for _, p := range parts {
 		var buf bytes.Buffer
 		if err := p.comp.Render(context.Background(), &buf); err != nil {

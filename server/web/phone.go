@@ -12,6 +12,9 @@ import (
 
 // phonePage is GET /: accounts, number field, dial pad, audio.
 func (s *Server) phonePage(c fiber.Ctx) error {
+	if s.welcomeShown(c) {
+		return s.renderWelcome(c, views.WelcomeData{Errors: views.Errors{}}, fiber.StatusOK)
+	}
 	return s.renderPhone(c, "")
 }
 

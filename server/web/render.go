@@ -51,6 +51,7 @@ func isHTMX(c fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
 // fail answers an action that went wrong: htmx requests get the message in
 // the page's alert area, others a plain text error.
 func (s *Server) fail(c fiber.Ctx, status int, msg string) error {
+	msg = views.StoreMsg(s.lang(), msg) // the English sentences of errors, in the page's language
 	if isHTMX(c) {
 		c.Set("HX-Retarget", "#flash")
 		c.Set("HX-Reswap", "innerHTML")

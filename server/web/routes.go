@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	a.Get("/dial", s.dialLink)
 	a.Post("/origins/answer", s.answerOrigin)
 	a.Post("/calls", s.dial)
+	a.Post("/welcome", s.welcome)
 	a.Post("/calls/conference", s.conference)
 	a.Post("/calls/ended/:id/dismiss", s.dismissEnded)
 	a.Get("/dial/suggest", s.suggest)

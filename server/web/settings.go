@@ -43,7 +43,7 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 			st.Accounts[i].PasswordSaved = sec.Has("account:" + st.Accounts[i].ID)
 		}
 	}
-	d := views.SettingsData{S: st, Errors: views.Errors{}}
+	d := views.SettingsData{S: st, Errors: views.Errors{}, RegStates: s.regStateMap()}
 	if s.cfg.Secrets != nil {
 		d.Fallback = s.cfg.Secrets.Fallback()
 	}
@@ -66,6 +66,8 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 }
 
 func (s *Server) renderSettings(c fiber.Ctx, d views.SettingsData, status int) error {
+	views.LocalErrors(s.lang(), d.Errors)
+	d.WebhookTestErr = views.StoreMsg(s.lang(), d.WebhookTestErr)
 	return s.render(c.Status(status), views.SettingsPage(s.fullPage(c, "settings"), d))
 }
 

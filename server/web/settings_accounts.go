@@ -92,34 +92,12 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 	if len(d.Errors) > 0 {
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
+	if c.FormValue("password") != "" || checked(c, "password.clear") {
+		s.reregister(a.ID)
+	}
 	s.hub.poke()
 	d = s.settingsData(c)
 	d.Saved = "accounts"
-	return s.renderSettings(c, d, fiber.StatusOK)
-}
-
-func (s *Server) testAccount(c fiber.Ctx, d views.SettingsData, a store.Account) error {
-	if s.cfg.Phone == nil {
-		d.RegTestErr = s.lang().T("err.nophone")
-		return s.renderSettings(c, d, fiber.StatusOK)
-	}
-	pw := c.FormValue("password")
-	if pw == "" && a.ID != "" && s.cfg.Secrets != nil {
-		if v, err := s.cfg.Secrets.Get("account:" + a.ID); err == nil {
-			pw = v
-		}
-	}
-	ctx, cancel := context.WithTimeout(c.Context(), 20*time.Second)
-	defer cancel()
-	answer, err := s.cfg.Phone.TestRegistration(ctx, a, pw)
-	if err != nil {
-		d.RegTestErr = err.Error()
-		if answer != "" {
-			d.RegTestErr = answer + " (" + err.Error() + ")"
-		}
-	} else {
-		d.RegTest = answer
-	}
 	return s.renderSettings(c, d, fiber.StatusOK)
 }
 

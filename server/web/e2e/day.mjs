@@ -67,6 +67,9 @@ try {
   // The link opens the phone and sets the session; the key is gone afterwards.
   await page.goto(url);
   check('link opens the phone page', new URL(page.url()).pathname === '/' && !page.url().includes('key='), page.url());
+  // No account yet: the welcome card (issue 16 item 8); "Not now" shows the dial pad.
+  check('first run shows the welcome card', await page.isVisible('#welcome-form'));
+  await page.goto(new URL(await page.getAttribute('#welcome-skip', 'href'), url).href);
   await page.waitForSelector('#dial-form');
   await page.waitForFunction(() => document.querySelector('#audio-text')?.textContent !== '', null, { timeout: 15000 }).catch(() => {});
   check('the audio sign says who holds the audio', (await page.textContent('#audio-text'))?.length > 0);
