@@ -43,14 +43,25 @@ func FreeTCPPort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// FreeSIPPort returns a port free for both UDP and TCP on 127.0.0.1.
+// FreeSIPPort returns a port free for both UDP and TCP on 127.0.0.1, with
+// the next port free for TCP too.
 func FreeSIPPort(t testing.TB) int {
 	t.Helper()
 	for i := 0; i < 50; i++ {
+		// TCP on p and on p+1 too: baresip binds its SIP/TLS transport
+		// on the port after sip_listen's (a taken one failed its start).
 		p := FreeUDPPort(t)
+		if p >= 65535 {
+			continue
+		}
 		l, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", itoa(p)))
+		if err != nil {
+			continue
+		}
+		l2, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", itoa(p+1)))
+		l.Close()
 		if err == nil {
-			l.Close()
+			l2.Close()
 			return p
 		}
 	}
