@@ -940,7 +940,8 @@
       navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
     });
     document.addEventListener("htmx:afterSettle", () => void devices());
-    document.addEventListener("htmx:beforeRequest", () => {
+    document.addEventListener("htmx:beforeRequest", (e) => {
+      if (e.detail?.elt?.id === "number") return;
       const f = $("#flash");
       if (f) setText(f, "");
     });

@@ -232,8 +232,13 @@ function start(): void {
     navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
   });
   document.addEventListener('htmx:afterSettle', () => void devices());
-  // A new action clears the message of the last one that failed.
-  document.addEventListener('htmx:beforeRequest', () => { const f = $('#flash'); if (f) setText(f, ''); });
+  // A new action clears the message of the last one that failed. The dial
+  // field's suggestions are no action: their request, 150 ms after the last
+  // key, wiped the dial guard's "Call anyway" shown by a quick click on Call.
+  document.addEventListener('htmx:beforeRequest', (e) => {
+    if ((e as CustomEvent).detail?.elt?.id === 'number') return;
+    const f = $('#flash'); if (f) setText(f, '');
+  });
   // After a call goes out (HX-Trigger "dialed"), Redial offers that number.
   document.body.addEventListener('dialed', () => {
     const num = $('#number') as HTMLInputElement | null;
