@@ -38,7 +38,9 @@ func TestDTLSSRTPSessionsCarryTone(t *testing.T) {
 	assertTone(t, "b hears a", heardByB.take(t, pcmRate/2), pcmRate, 440)
 	assertTone(t, "a hears b", heardByA.take(t, pcmRate/2), pcmRate, 1000)
 
-	c, d := pair(t, e, CodecPCMU, nil)
+	// As a secure call does (sipua/media_dtls.go), both ends refuse clear
+	// audio before Start: the silence filler's first packet goes at Start.
+	c, d := pairWaiting(t, e)
 	var heard collector
 	d.setTap(heard.add)
 	mustOK(t, c.StartDTLS(DTLSParams{Client: true, Fingerprint: "sha-256 00:11", OnDone: func(err error) { done <- err }}))
@@ -94,4 +96,19 @@ func TestDTLSSRTCPOnItsOwnPort(t *testing.T) {
 	if st := a.srtp.Load(); st == nil || sameBytes(st.keys.LocalKey, d.srtcp.Load().keys.LocalKey) {
 		t.Fatal("SRTCP uses the RTP association's keys")
 	}
+}
+
+// pairWaiting is pair for sessions that wait for SRTP keys from the start.
+func pairWaiting(t *testing.T, e *Engine) (c, d *Session) {
+	t.Helper()
+	c, err := e.NewSession(SessionConfig{CallID: "c"})
+	mustOK(t, err)
+	d, err = e.NewSession(SessionConfig{CallID: "d"})
+	mustOK(t, err)
+	t.Cleanup(func() { c.Close(); d.Close() })
+	c.WaitForSRTP()
+	d.WaitForSRTP()
+	mustOK(t, c.Start(d.LocalAddr(), CodecPCMU, 101))
+	mustOK(t, d.Start(c.LocalAddr(), CodecPCMU, 101))
+	return c, d
 }
