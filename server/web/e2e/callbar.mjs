@@ -302,9 +302,10 @@ async function keyboardDay() {
   await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
   check('keys: Tab goes to the transfer target', (await focus()) === `xfer-${id}`, await focus());
-  // The full address: a bare "carol" is completed with the account's domain
-  // but not its port, and kamailio listens on a random port here.
-  const target = `sip:carol@127.0.0.1:${kam.port}`;
+  // A bare name, as people type it: kamailio listens on a random port here
+  // and baresip has no outbound proxy, so carol is reached only when the
+  // completed target carries the account's port.
+  const target = 'carol';
   await page.keyboard.type(target);
   // An update of the bar meanwhile (a tone sent from elsewhere) keeps the
   // open panel, the typed target and the focus in it.
