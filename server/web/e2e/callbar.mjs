@@ -168,6 +168,17 @@ async function atWidth(w, h) {
   await noCall();
 }
 
+// barSays checks that the live-call bar's message region (#callbar-msg)
+// holds the words, is in view, and that #flash at the top stayed empty.
+async function barSays(name, words) {
+  const got = await page.waitForFunction(() => document.querySelector('#callbar-msg')?.textContent.trim() || null, null, { timeout: 8000 })
+    .then((h) => h.jsonValue(), () => '');
+  const v = await inView('#callbar-msg');
+  const flash = await page.evaluate(() => document.querySelector('#flash')?.textContent.trim() ?? '');
+  const live = await page.evaluate(() => { const m = document.querySelector('#callbar-msg'); return !!m?.closest('#live') && m.getAttribute('role') === 'alert'; });
+  check(name, got === words && v.ok && flash === '' && live, JSON.stringify({ got, inView: v, flash, live }));
+}
+
 // german: the bar in German and the dark theme at 360 px fits the width;
 // the phone page's dial pad sends DTMF during the call.
 async function german() {
@@ -201,6 +212,17 @@ async function german() {
   const v = await inView(`#call-${id}-hangup`);
   check('360 px, German: Auflegen is in view', v.ok && (await page.textContent(`#call-${id}-hangup`)) === 'Auflegen', v.why);
   await shot('phone-call-360-de-dark');
+  // A failing action of the bar, in German words beside the bar.
+  await page.click(`#call-${id}-transfer-toggle`);
+  await page.fill(`#xfer-${id}`, 'car<ol');
+  await page.click(`#call-${id}-transfer-blind`);
+  await barSays('360 px, German: a failed transfer says why beside the bar', 'Die Nummer enthält Zeichen, die eine Telefonnummer nicht haben kann.');
+  await shot('failed-action-360-de-dark');
+  // The next action of the bar (a key of its keypad, still open) clears it.
+  await page.click(`#call-${id}-transfer-toggle`);
+  await page.click(`#call-${id}-dtmf-1`);
+  await page.waitForFunction(() => document.querySelector('#callbar-msg')?.textContent === '', null, { timeout: 5000 })
+    .then(() => check('the next action of the bar clears its message', true), () => check('the next action of the bar clears its message', false));
   // A second call rings while the bar is full (keypad open): it is brought
   // into view within the bar, nothing on the page under it moves.
   const before = await where(['main h1', '#dial-form']);
@@ -302,6 +324,14 @@ async function keyboardDay() {
   await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
   check('keys: Tab goes to the transfer target', (await focus()) === `xfer-${id}`, await focus());
+  // A transfer that fails (a character no number can hold) says why beside
+  // the bar, in view, not in #flash at the top of the page (scrolled away).
+  await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+  await page.keyboard.type('car<ol');
+  await page.keyboard.press('Enter');
+  await barSays('keys: a failed transfer says why beside the bar', 'The number has characters a phone number cannot have.');
+  check('keys: after a failed transfer the focus stays in the target', (await focus()) === `xfer-${id}`, await focus());
+  await page.fill(`#xfer-${id}`, '');
   // A bare name, as people type it: kamailio listens on a random port here
   // and baresip has no outbound proxy, so carol is reached only when the
   // completed target carries the account's port.
