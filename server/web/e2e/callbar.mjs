@@ -367,6 +367,13 @@ async function keyboardDay() {
   await noCall();
   await page.waitForFunction(() => document.activeElement?.id === 'number', null, { timeout: 5000 }).catch(() => {});
   check('keys: after Hang up the focus is on the number field', (await focus()) === 'number', await focus());
+  // The dial field's suggestions (GET /dial/suggest wants the page's token
+  // and origin): the page's own request gets bob from the history.
+  await page.fill('#number', '');
+  await page.keyboard.type('bo');
+  await page.waitForSelector('#dial-suggest option[value="bob"]', { state: 'attached', timeout: 10000 })
+    .then(() => check('the dial field suggests bob from the history', true), () => check('the dial field suggests bob from the history', false));
+  await page.fill('#number', '');
 }
 
 try {
