@@ -45,6 +45,10 @@ function home(kamPort) {
   const id = '2d8b6c74-9e3f-4f5c-9a0b-3c4d5e6f7081';
   writeFileSync(join(dir, 'settings.json'), JSON.stringify({
     sip: { listen: '127.0.0.1:0' },
+    // Debug: a failure then shows how each ACK was matched ("ACK outside
+    // any call" names the dialog keys), for the flake of an answer whose
+    // ACK never confirmed it ("answer not confirmed ... No ACK received").
+    diagnostics: { log_level: 'debug' },
     accounts: [{ id, name: 'Alice', username: 'alice', domain: '127.0.0.1', port: kamPort, transport: 'udp', expiry_s: 300, enabled: true }],
   }));
   execFileSync(resolve(binary), ['--home', dir, 'secret', 'set', 'account:' + id], {
@@ -399,11 +403,16 @@ try {
   check('no script errors', errors.length === 0, errors.join(' | '));
 } catch (e) {
   check('callbar walk', false, String(e?.stack ?? e));
-  if (app) console.log('phone log:\n' + app.log().split('\n').slice(-30).join('\n'));
   if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
   if (kam) console.log('kamailio folder (log kept): ' + kam.dir);
   if (page) await page.screenshot({ path: join(out, 'callbar-failed.png') }).catch(() => {});
 } finally {
+  if (failed) {
+    // The phone's side of whatever failed: its log and the end of its SIP trace.
+    if (app) console.log('phone log:\n' + app.log().split('\n').slice(-150).join('\n'));
+    const trace = page ? await page.evaluate(() => fetch('/diagnostics/sip-trace.txt').then((r) => r.text())).catch((e) => String(e)) : '';
+    if (trace) console.log('phone SIP trace (end):\n' + trace.slice(-15000));
+  }
   if (browser) await browser.close().catch(() => {});
   if (app) await stopPhone(app.proc);
   bob?.stop();
