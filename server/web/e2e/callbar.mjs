@@ -92,7 +92,14 @@ async function noCall() {
 // the header's words change then, and with them (at 360 px) its height.
 async function audioReady() {
   await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab &&
-    window.softphone?.audio?.state === 'ready' && document.querySelector('#take-audio-top')?.hidden, null, { timeout: 15000 });
+    window.softphone?.audio?.state === 'ready' && document.querySelector('#take-audio-top')?.hidden, null, { timeout: 15000 })
+    .catch(async (e) => {
+      // Which part did not come (seen twice at load 20: the tab never took the audio).
+      const why = await page.evaluate(() => JSON.stringify({ holder: document.querySelector('#audio-holder')?.dataset.holder,
+        tab: window.softphone?.tab, state: window.softphone?.audio?.state, takeHidden: document.querySelector('#take-audio-top')?.hidden,
+        focus: document.hasFocus(), visibility: document.visibilityState })).catch(() => '?');
+      throw new Error(String(e?.message ?? e) + ' ' + why);
+    });
 }
 
 // inView: the element lies wholly in the viewport and what is at its centre
