@@ -59,6 +59,10 @@ type Server struct {
 
 	mu      sync.Mutex
 	holder  string // the tab that last took the audio
+	// tabConns counts the open audio sockets of each tab (audiows.go): a
+	// reloaded page opens its new one, with the same tab id, before the
+	// server sees the old one close.
+	tabConns map[string]int
 	redial  string
 	dialKey string // the key of dialKeyFile (dialkey.go)
 }
