@@ -10,14 +10,17 @@ import "strings"
 // index gives those candidates, in table order; pathMatches still decides.
 type routeIndex struct {
 	static map[string][]int // routes without parameters, by path
-	params map[int][]int    // routes with parameters, by the number of '/' in the path
+	params [][]int          // routes with parameters, by the number of '/' in the path
 }
 
 func newRouteIndex(table []route) routeIndex {
-	x := routeIndex{static: map[string][]int{}, params: map[int][]int{}}
+	x := routeIndex{static: map[string][]int{}}
 	for i, r := range table {
 		if strings.Contains(r.path, "{") {
 			n := strings.Count(r.path, "/")
+			for len(x.params) <= n {
+				x.params = append(x.params, nil)
+			}
 			x.params[n] = append(x.params[n], i)
 		} else {
 			x.static[r.path] = append(x.static[r.path], i)
@@ -32,5 +35,8 @@ func (x *routeIndex) candidates(path string) (static, params []int) {
 	if len(path) > 1 {
 		path = strings.TrimSuffix(path, "/") // as pathMatches
 	}
-	return x.static[path], x.params[strings.Count(path, "/")]
+	if n := strings.Count(path, "/"); n < len(x.params) {
+		return x.static[path], x.params[n]
+	}
+	return x.static[path], nil
 }
