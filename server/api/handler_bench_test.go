@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,11 +58,13 @@ func BenchmarkHandlerPair(b *testing.B) {
 // User-Agent, as wrk sends) for h, checks that it is answered 200, and
 // returns a function serving it n times.
 func handlerRun(b *testing.B, h fasthttp.RequestHandler, host, path string) func(n int) {
+	// Parsed from the bytes wrk sends, as the server does: the raw headers
+	// are kept then.
 	var req fasthttp.Request
-	req.Header.SetMethod(fiber.MethodGet)
-	req.SetRequestURI(path)
-	req.Header.SetHost(host)
-	req.Header.Set("User-Agent", "wrk")
+	raw := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: wrk\r\n\r\n"
+	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+		b.Fatal(err)
+	}
 	ctx := new(fasthttp.RequestCtx)
 	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
 	h(ctx)
