@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -231,7 +231,9 @@ func (p *Phone) Calls() []Call {
 		}
 	}
 	p.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	// slices.SortFunc, not sort.Slice: that boxes the slice, an allocation
+	// on every GET /calls (issue 20).
+	slices.SortFunc(out, func(a, b Call) int { return a.StartedAt.Compare(b.StartedAt) })
 	return out
 }
 
