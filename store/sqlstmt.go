@@ -64,45 +64,71 @@ var errHotOff = errors.New("prepared statements not available")
 // exec runs one statement (no result rows) with args (string, int64, int,
 // float64, bool) on the kept statement of q, and reports the rows changed.
 func (h *hotStmts) exec(ctx context.Context, sdb *sql.DB, q string, args ...any) (int64, error) {
+	var n int64
+	var sqlErr error
+	err := h.with(ctx, sdb, func(c hotConn) {
+		n, sqlErr = c.exec(q, args...)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, sqlErr
+}
+
+// hotConn is the writer connection while hotStmts.with holds it.
+type hotConn struct {
+	h  *hotStmts
+	rc rawConn
+}
+
+// exec runs q with args on its kept statement, as hotStmts.exec does.
+func (c hotConn) exec(q string, args ...any) (int64, error) {
+	return c.h.run(c.rc, q, args)
+}
+
+// inTx reports whether a transaction is open on the connection (an error
+// such as a full disk can roll one back by itself: sqlite3_get_autocommit).
+func (c hotConn) inTx() bool {
+	return sqlite3.Xsqlite3_get_autocommit(c.rc.tls, c.rc.db) == 0
+}
+
+// with runs fn with the writer connection held, so several statements
+// (one transaction of them) run on it with no other writer between.
+// errHotOff: the fast way is not available (fn did not run).
+func (h *hotStmts) with(ctx context.Context, sdb *sql.DB, fn func(c hotConn)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.off {
-		return 0, errHotOff
+		return errHotOff
 	}
 	if h.conn == nil {
 		c, err := sdb.Conn(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		// Its writes touch a few dozen pages (the row, its indexes, the
 		// search index): a small page cache serves them and is all this
 		// connection holds while the phone idles.
 		if _, err := c.ExecContext(ctx, "PRAGMA cache_size = -256"); err != nil {
 			_ = c.Close()
-			return 0, err
+			return err
 		}
 		h.conn, h.stmts = c, map[string]uintptr{}
 	}
-	var n int64
-	var sqlErr error
 	err := h.conn.Raw(func(dc any) error {
 		rc, ok := rawOf(dc)
 		if !ok {
 			h.off = true
 			return errHotOff
 		}
-		n, sqlErr = h.run(rc, q, args)
+		fn(hotConn{h: h, rc: rc})
 		return nil
 	})
-	if errors.Is(err, errHotOff) {
+	if err != nil { // errHotOff, or the connection is gone: a new one (and new statements) next time
 		h.closeLocked()
-		return 0, errHotOff
+		return err
 	}
-	if err != nil { // the connection is gone: a new one (and new statements) next time
-		h.closeLocked()
-		return 0, err
-	}
-	return n, sqlErr
+	return nil
 }
 
 // run binds, steps and resets the statement of q on rc, preparing it the
