@@ -57,6 +57,11 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 	}
 }
 
+// historyEvents are the events the history subscriber writes from.
+func historyEvents(e Event) bool {
+	return e.Kind == EventCallStarted || e.Kind == EventCallStateChanged || e.Kind == EventCallEnded
+}
+
 // takeQueued adds the writes of the events already queued on sub, without
 // waiting for any.
 func (w *historyWriter) takeQueued(sub *Subscription) {

@@ -33,7 +33,7 @@ import (
 func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
-	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt; the binary at .bin)")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.txt; the binary at .bin)")
 	prebuilt := flag.String("bin", "", "run this softphone binary instead of building ./cmd/softphone (to measure two trees in one stretch; -pprof needs it built with the pprof overlay)")
 	flag.Parse()
 	tb := &rig.TB{}
@@ -98,6 +98,11 @@ func main() {
 	time.Sleep(3 * time.Second) // idle: what the phone holds when nothing happens
 	idle, bobIdle := rss(tb, pid), rss(tb, bobPID)
 	fmt.Printf("idle RSS: phone %s | baresip %s\n", idle, bobIdle)
+	if *prof != "" { // the runtime's figures at idle, beside those 40 s after the calls
+		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
+			tb.Fatal(err)
+		}
+	}
 
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
