@@ -28,10 +28,12 @@ import (
 
 // hotStmts is the writer connection with its prepared statements.
 type hotStmts struct {
-	mu    sync.Mutex
-	conn  *sql.Conn          // nil until the first use, and after a failure of the connection
-	stmts map[string]uintptr // sqlite3_stmt* by SQL text, on conn
-	off   bool               // the driver's connection is not one this can use
+	mu      sync.Mutex
+	conn    *sql.Conn          // nil until the first use, and after a failure of the connection
+	stmts   map[string]uintptr // sqlite3_stmt* by SQL text, on conn
+	text    uintptr            // C memory the texts of a statement are bound from (run)
+	textCap int
+	off     bool // the driver's connection is not one this can use
 }
 
 // rawConn is what hotStmts needs of the driver's connection.
@@ -142,25 +144,44 @@ func (h *hotStmts) run(rc rawConn, q string, args []any) (int64, error) {
 		}
 		h.stmts[q] = st
 	}
-	var texts []uintptr
 	defer func() {
 		sqlite3.Xsqlite3_reset(rc.tls, st)
 		sqlite3.Xsqlite3_clear_bindings(rc.tls, st)
-		for _, p := range texts {
-			libc.Xfree(rc.tls, p)
-		}
 	}()
+	// The texts are copied into one buffer of the connection's, kept from
+	// statement to statement, and bound SQLITE_STATIC (0: they stay there
+	// until the reset above). A C string allocated and freed for each text
+	// made libc's allocator map and unmap a page of memory per statement
+	// (its pages are given back as soon as they are empty).
+	need := 0
+	for _, a := range args {
+		if v, ok := a.(string); ok {
+			need += len(v) + 1
+		}
+	}
+	if need > h.textCap {
+		if h.text != 0 {
+			libc.Xfree(rc.tls, h.text)
+			h.text, h.textCap = 0, 0
+		}
+		n := max(need, 1024)
+		if h.text = libc.Xmalloc(rc.tls, types.Size_t(n)); h.text == 0 {
+			return 0, errors.New("prepared statement: out of memory")
+		}
+		h.textCap = n
+	}
+	off := uintptr(0)
 	for i, a := range args {
 		k := int32(i + 1)
 		var r int32
 		switch v := a.(type) {
 		case string:
-			p, err := libc.CString(v) // "" is a one-byte string: bound as '' and not NULL
-			if err != nil {
-				return 0, err
+			// "" is bound as '' and not NULL: its pointer is not 0.
+			p := h.text + off
+			if len(v) > 0 {
+				libc.Xmemcpy(rc.tls, p, uintptr(unsafe.Pointer(unsafe.StringData(v))), types.Size_t(len(v)))
 			}
-			texts = append(texts, p)
-			// SQLITE_STATIC (0): the text lives until the reset above.
+			off += uintptr(len(v)) + 1
 			r = sqlite3.Xsqlite3_bind_text(rc.tls, st, k, p, int32(len(v)), 0)
 		case int64:
 			r = sqlite3.Xsqlite3_bind_int64(rc.tls, st, k, v)
@@ -243,6 +264,10 @@ func (h *hotStmts) closeLocked() {
 	}
 	_ = h.conn.Close()
 	h.conn, h.stmts = nil, nil
+	if h.text != 0 {
+		libc.Xfree(nil, h.text) // the statements bound to it are finalized
+		h.text, h.textCap = 0, 0
+	}
 }
 
 // hotExec runs q on a kept prepared statement, or the ordinary way when
