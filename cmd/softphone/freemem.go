@@ -44,19 +44,13 @@ func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.D
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	defer t.Stop()
-	events := make(chan sipua.Event)
-	go func() {
-		defer close(events)
-		sub.Each(ctx, func(e sipua.Event) {
-			select {
-			case events <- e:
-			case <-ctx.Done():
-			}
-		})
-	}()
 	for {
+		// One goroutine reads the subscription and the timer (a second one
+		// passing each event on was a switch more per event).
 		select {
-		case e, ok := <-events:
+		case <-ctx.Done():
+			return
+		case e, ok := <-sub.C():
 			if !ok {
 				return
 			}
