@@ -123,7 +123,8 @@ func (p *Phone) Serve(ctx context.Context) error {
 	hdone := make(chan struct{})
 	if p.db != nil {
 		p.recoverInterrupted(ctx)
-		sub := p.bus.Subscribe(64, true)
+		// Only the events the writer acts on wake it (issue 20).
+		sub := p.bus.SubscribeOnly(64, true, historyEvents)
 		go func() { defer close(hdone); p.writeHistory(hctx, sub) }()
 	} else {
 		close(hdone)
