@@ -87,8 +87,25 @@ async function pageHears(page, hz, ms = 8000) {
   let h;
   for (const end = Date.now() + ms; ;) {
     h = await hears(page);
-    if ((near(h.hz, hz) && h.amp > LOUD) || Date.now() > end) return h;
+    if (near(h.hz, hz) && h.amp > LOUD) return h;
+    if (Date.now() > end) return { ...h, diag: await audioDiag(page) };
   }
+}
+
+// audioDiag says, when the page's ear heard nothing, whether audio reached
+// the browser (WebRTC's inbound counters) and what the page did with it.
+async function audioDiag(page) {
+  return page.eval(async () => {
+    const a = window.softphone.audio;
+    const d = { path: a.path, state: a.state, held: a.held, ctx: a.ctx?.state, paused: a.speaker.paused, tracks: a.speaker.srcObject?.getAudioTracks().map((t) => `${t.readyState}${t.muted ? '/muted' : ''}`) };
+    if (a.pc) {
+      for (const r of (await a.pc.getStats()).values()) {
+        if (r.type === 'inbound-rtp') d.inbound = { packets: r.packetsReceived, lost: r.packetsLost, level: r.audioLevel, energy: r.totalAudioEnergy, samples: r.totalSamplesReceived };
+      }
+      d.ice = a.pc.iceConnectionState;
+    }
+    return d;
+  }).catch((e) => String(e));
 }
 
 // hearsFrom waits until peer has heard, since mark m, at least secs of
