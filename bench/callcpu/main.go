@@ -38,6 +38,9 @@
 // skips the idle and click figures. CPU is read to the nanosecond from the
 // scheduler (schedstat of every thread) and printed with the process's
 // context switches per second (its wake-ups), for both processes.
+// -floor (on by default) runs, after each call, a bare Go relay of the same
+// two streams for the same time (floor.go): the least one wake-up per
+// packet costs on the machine, beside the call.
 // It prints figures; it asserts nothing about them.
 package main
 
@@ -68,6 +71,10 @@ const accountID = "0b6f3c8e-5d21-4a7e-9f10-6c2d8e4b7a35"
 const noKeyring = "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == relayArg {
+		relayChild()
+		return
+	}
 	secs := flag.Int("secs", 20, "measured seconds of each call")
 	runs := flag.Int("runs", 3, "calls to measure, one after the other")
 	codec := flag.String("codec", "PCMU", "the call's codec (PCMU or PCMA: baresip plays an 8 kHz tone)")
@@ -82,6 +89,7 @@ func main() {
 	binPath := flag.String("bin", "", "use this phone binary instead of building one here")
 	cmpPath := flag.String("cmp", "", "a second phone binary (e.g. main's) with a page of its own: its calls alternate with the first's, each figure beside the other's in the same stretch")
 	idle := flag.Bool("idle", true, "measure the idle phone (no page, page open) and the clicks on Call first")
+	floorRuns := flag.Bool("floor", true, "after each call, a bare Go relay of the same two streams for the same time (the floor)")
 	flag.Parse()
 	tb := &rig.TB{}
 	defer tb.Close()
@@ -147,6 +155,9 @@ func main() {
 			fmt.Printf("run %d %-5s %.3f%% of a core (%.0f wake-ups/s), baresip %.3f%% (%.0f/s), ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
 				r, sd.ph.name+":", m.phone, m.phoneSw, m.baresip, m.baresipSw, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
 			sd.ours, sd.theirs = append(sd.ours, m.phone), append(sd.theirs, m.baresip)
+		}
+		if *floorRuns {
+			floor(tb, time.Duration(*secs)*time.Second)
 		}
 	}
 	for _, sd := range sides {
