@@ -210,13 +210,17 @@ func (s *Server) start(port int) (*listener, error) {
 func (s *Server) stop() {
 	s.mu.Lock()
 	l := s.live
-	s.live = nil
 	s.mu.Unlock()
 	if l == nil {
 		return
 	}
 	close(l.stop)
 	_ = l.ln.Close()
+	// Addr says "" only once the port refuses connections (Serve is the
+	// only caller, so nothing else changes s.live meanwhile).
+	s.mu.Lock()
+	s.live = nil
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	_ = l.app.ShutdownWithContext(ctx)
