@@ -53,6 +53,7 @@ func (e *Engine) Conference(sessions ...*Session) error {
 		s.mu.Lock()
 		old := s.inConf
 		s.inConf = c
+		s.kickLocked(time.Now())
 		s.mu.Unlock()
 		s.conf.reset()
 		if old != nil {
@@ -132,6 +133,7 @@ func (s *Session) detach(c *conference) {
 	s.mu.Lock()
 	if s.inConf == c {
 		s.inConf = nil
+		s.kickLocked(time.Now())
 	}
 	s.mu.Unlock()
 	s.conf.reset()

@@ -47,6 +47,7 @@ type Session struct {
 	dec        pcmDecoder
 	out        rewriter
 	lastPass   time.Time
+	passing    bool // the tab's packets pass through: the send loop sleeps (passCheck)
 	dtmfBusy   bool
 	sent       uint64
 	sentOctets uint64
@@ -133,7 +134,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
 	}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
-	s.armLocked(0)
+	s.kickLocked(time.Now())
 	return nil
 }
 
@@ -144,7 +145,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 func (s *Session) SetDirection(d Direction) {
 	s.mu.Lock()
 	s.dir = d
-	s.armLocked(0)
+	s.kickLocked(time.Now())
 	s.mu.Unlock()
 	s.mic.reset()
 }
@@ -161,6 +162,7 @@ func (s *Session) Direction() Direction {
 func (s *Session) SetMute(on bool) {
 	s.mu.Lock()
 	s.muted = on
+	s.kickLocked(time.Now())
 	s.mu.Unlock()
 	s.mic.reset()
 }

@@ -37,8 +37,12 @@ func (s *Session) readLoop() {
 		if p.Unmarshal(pkt) != nil {
 			continue
 		}
+		now := time.Now()
 		s.mu.Lock()
 		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir
+		if s.passing && now.Sub(s.lastPass) >= passHold {
+			s.kickLocked(now) // the tab stopped passing: the filler takes over (passCheck)
+		}
 		s.mu.Unlock()
 		if !started {
 			continue
@@ -52,7 +56,7 @@ func (s *Session) readLoop() {
 			}
 			continue
 		}
-		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, time.Now(), codec.ClockRate)
+		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate)
 		if dir == SendOnly || dir == Inactive {
 			continue // on hold: the far end is not heard
 		}

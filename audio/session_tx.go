@@ -10,6 +10,16 @@ import (
 // passHold is how long after a passed-through packet the ticker stays quiet.
 const passHold = 3 * frameMs * time.Millisecond
 
+// passCheck is how long the send loop sleeps while the tab's packets pass
+// through. It does not wake per packet or per frame then: every timer that
+// fires wakes a thread that polls the network and the runtime's monitor
+// thread, several context switches each, which cost more than the call's
+// packets themselves (issue 20). Passing stops either with a change of
+// state (mute, hold, conference, codec, DTMF: kickLocked) or with the tab
+// falling silent, which the PBX's next packet notices (readLoop); this is
+// the backstop for a PBX that sends nothing then.
+const passCheck = time.Second
+
 // sendLoop sends one 20 ms frame toward the PBX per tick unless the tab's
 // packets are being passed through: the microphone (decoded), the other
 // conference parties, or silence, so the stream never stops while the
@@ -31,6 +41,14 @@ func (s *Session) sendLoop() {
 // armLocked schedules the next tick after d; s.mu is held.
 func (s *Session) armLocked(d time.Duration) { s.timer.Reset(max(d, 0)) }
 
+// kickLocked makes the send loop look again passHold after the last passed
+// packet (at once when that is over): something changed that may stop the
+// passing. s.mu is held.
+func (s *Session) kickLocked(now time.Time) {
+	s.passing = false
+	s.armLocked(passHold - now.Sub(s.lastPass))
+}
+
 func (s *Session) tick(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -40,9 +58,14 @@ func (s *Session) tick(now time.Time) {
 	}
 	if since := now.Sub(s.lastPass); since < passHold {
 		s.next = time.Time{}
-		s.armLocked(passHold - since)
+		if s.passing {
+			s.armLocked(passCheck) // the tab talks: see passCheck
+		} else {
+			s.armLocked(passHold - since)
+		}
 		return
 	}
+	s.passing = false
 	// 20 ms steps on the wall clock, so the rate does not drift.
 	if s.next.IsZero() || now.Sub(s.next) > 5*frameMs*time.Millisecond {
 		s.next = now
@@ -101,7 +124,7 @@ func (s *Session) passUp(p *rtp.Packet, codec Codec, now time.Time) bool {
 	seq, ts, marker := s.out.pass(p.SSRC, p.SequenceNumber, p.Timestamp, frameUnits(s.codec), now)
 	s.writeLocked(s.codec.PT, seq, ts, marker || p.Marker, p.Payload)
 	s.lastPass = now
-	s.armLocked(passHold) // the silence filler waits while the tab talks
+	s.passing = true // the silence filler waits while the tab talks (tick)
 	return true
 }
 
@@ -197,7 +220,7 @@ func (s *Session) SendDTMF(digit byte) error {
 	s.out.seq, s.out.ts, s.out.lastDur, s.out.lastWall = seq, ts, uint32(ev.duration), time.Now()
 	s.out.srcSet = false
 	s.dtmfBusy = false
-	s.armLocked(0)
+	s.kickLocked(time.Now())
 	s.mu.Unlock()
 	if s.isClosed() {
 		return fmt.Errorf("send DTMF: %w", ErrClosed)

@@ -95,11 +95,12 @@ func (p *page) stats(tb *rig.TB) pageStats {
 }
 
 type measured struct {
-	phone, baresip    float64 // % of one core
-	wall              time.Duration
-	in, out           int
-	codecIn, codecOut string
-	heardHz           float64
+	phone, baresip     float64 // % of one core
+	phoneSw, baresipSw float64 // context switches per second
+	wall               time.Duration
+	in, out            int
+	codecIn, codecOut  string
+	heardHz            float64
 }
 
 // measure places one call to bob, lets it settle, reads both processes'
@@ -122,9 +123,11 @@ func measure(tb *rig.TB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int,
 		go func() { profDone <- fetchProfile(ph.pprofAddr, d, profPath) }()
 	}
 	s0 := pg.stats(tb)
-	p0, b0, w0 := cpu(tb, ph.pid), cpu(tb, bobPID), time.Now()
+	ps0, bs0 := switches(tb, ph.pid), switches(tb, bobPID)
+	p0, b0, w0 := runTime(tb, ph.pid), runTime(tb, bobPID), time.Now()
 	time.Sleep(d) // the measured stretch of call
-	p1, b1, wall := cpu(tb, ph.pid), cpu(tb, bobPID), time.Since(w0)
+	p1, b1, wall := runTime(tb, ph.pid), runTime(tb, bobPID), time.Since(w0)
+	ps1, bs1 := switches(tb, ph.pid), switches(tb, bobPID)
 	s1 := pg.stats(tb)
 	if profile {
 		if err := <-profDone; err != nil {
@@ -141,7 +144,8 @@ func measure(tb *rig.TB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int,
 	m := measured{
 		phone:   100 * (p1 - p0).Seconds() / wall.Seconds(),
 		baresip: 100 * (b1 - b0).Seconds() / wall.Seconds(),
-		wall:    wall, in: s1.In - s0.In, out: s1.Out - s0.Out, codecIn: s1.CodecIn, codecOut: s1.CodecOut,
+		phoneSw: float64(ps1-ps0) / wall.Seconds(), baresipSw: float64(bs1-bs0) / wall.Seconds(),
+		wall: wall, in: s1.In - s0.In, out: s1.Out - s0.Out, codecIn: s1.CodecIn, codecOut: s1.CodecOut,
 	}
 	if recs := bob.Recordings(); len(recs) > 0 {
 		if t, err := testpeer.AnalyseFile(recs[len(recs)-1], 0); err == nil {
@@ -157,6 +161,23 @@ func cpu(tb *rig.TB, pid int) time.Duration {
 		tb.Fatal(err)
 	}
 	return c
+}
+
+// runTime is the CPU time of pid's threads to the nanosecond (schedstat).
+func runTime(tb *rig.TB, pid int) time.Duration {
+	c, err := rig.RunTimeOf(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func switches(tb *rig.TB, pid int) int64 {
+	n, err := rig.SwitchesOf(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 func fetchProfile(addr string, d time.Duration, path string) error {

@@ -31,6 +31,16 @@
 // loads GET /calls with -conns connections, each beside the gaps of
 // baresip's packets to the phone in the same stretch (the phone cannot
 // forward more steadily than it receives).
+// -cmp BINARY starts a second phone (e.g. main's binary, with a page of its
+// own, registered as the same user) and alternates the measured calls
+// between the two, so both figures come from the same stretch of a shared
+// machine; -bin uses a prebuilt binary for the first phone and -idle=false
+// skips the idle and click figures. CPU is read to the nanosecond from the
+// scheduler (schedstat of every thread) and printed with the process's
+// context switches per second (its wake-ups), for both processes.
+// -floor (on by default) runs, after each call, a bare Go relay of the same
+// two streams for the same time (floor.go): the least one wake-up per
+// packet costs on the machine, beside the call.
 // It prints figures; it asserts nothing about them.
 package main
 
@@ -61,6 +71,10 @@ const accountID = "0b6f3c8e-5d21-4a7e-9f10-6c2d8e4b7a35"
 const noKeyring = "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == relayArg {
+		relayChild()
+		return
+	}
 	secs := flag.Int("secs", 20, "measured seconds of each call")
 	runs := flag.Int("runs", 3, "calls to measure, one after the other")
 	codec := flag.String("codec", "PCMU", "the call's codec (PCMU or PCMA: baresip plays an 8 kHz tone)")
@@ -72,48 +86,84 @@ func main() {
 	conns := flag.Int("conns", 64, "wrk connections for -gap")
 	logTo := flag.String("log", "", "also write the phone's log (stderr) to this file")
 	flag.Var(&env, "env", "NAME=VALUE for the phone's environment, e.g. GOMAXPROCS=1 (repeatable; for experiments)")
+	binPath := flag.String("bin", "", "use this phone binary instead of building one here")
+	cmpPath := flag.String("cmp", "", "a second phone binary (e.g. main's) with a page of its own: its calls alternate with the first's, each figure beside the other's in the same stretch")
+	idle := flag.Bool("idle", true, "measure the idle phone (no page, page open) and the clicks on Call first")
+	floorRuns := flag.Bool("floor", true, "after each call, a bare Go relay of the same two streams for the same time (the floor)")
 	flag.Parse()
 	tb := &rig.TB{}
 	defer tb.Close()
 	fmt.Printf("machine: %s\n", rig.Machine())
 
-	bin := build(tb, *prof, *keep)
+	bin := *binPath
+	if bin == "" {
+		bin = build(tb, *prof, *keep)
+	}
 	kam := testpeer.Kamailio(tb)
 	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(),
-		Tone: 1000, AutoAnswer: true, Codecs: []string{strings.ToUpper(*codec) + "/8000/1"}})
+		Tone: 1000, ToneSecs: max(60, *secs+30), AutoAnswer: true, Codecs: []string{strings.ToUpper(*codec) + "/8000/1"}})
 	bobPID, err := rig.FindProcess("baresip", "-f", bob.Dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ph := startPhone(tb, bin, kam, *codec, *prof != "", env, *logTo)
+	ph.name = "phone"
+	var other *phone
+	var otherPage *page
+	if *cmpPath != "" {
+		other = startPhone(tb, *cmpPath, kam, *codec, false, env, "")
+		other.name = "cmp"
+		otherPage = openPage(tb, other.url)
+		fmt.Printf("phone: %s\ncmp:   %s\n", bin, *cmpPath)
+	}
 
-	// Issue 13: the same phone with no page, then with its page open, no
-	// call either time (target: the page adds nothing: the microphone is
-	// closed and no packet passes between tab and phone without a call).
-	n0, nw := cpu(tb, ph.pid), time.Now()
-	time.Sleep(time.Duration(*secs) * time.Second)
-	idleNoPage := 100 * (cpu(tb, ph.pid) - n0).Seconds() / time.Since(nw).Seconds()
-	fmt.Printf("no call, no page:   phone %.2f%% of a core over %v\n", idleNoPage, time.Since(nw).Round(time.Millisecond))
-	pg := openPage(tb, ph.url)
-	i0, iw := cpu(tb, ph.pid), time.Now()
-	time.Sleep(time.Duration(*secs) * time.Second)
-	idlePage := 100 * (cpu(tb, ph.pid) - i0).Seconds() / time.Since(iw).Seconds()
-	fmt.Printf("no call, page open: phone %.2f%% of a core over %v   target: no more than with no page\n",
-		idlePage, time.Since(iw).Round(time.Millisecond))
-	clickToMic(tb, ph, pg, *runs)
+	var pg *page
+	if *idle {
+		// Issue 13: the same phone with no page, then with its page open, no
+		// call either time (target: the page adds nothing: the microphone is
+		// closed and no packet passes between tab and phone without a call).
+		n0, nw := cpu(tb, ph.pid), time.Now()
+		time.Sleep(time.Duration(*secs) * time.Second)
+		idleNoPage := 100 * (cpu(tb, ph.pid) - n0).Seconds() / time.Since(nw).Seconds()
+		fmt.Printf("no call, no page:   phone %.2f%% of a core over %v\n", idleNoPage, time.Since(nw).Round(time.Millisecond))
+		pg = openPage(tb, ph.url)
+		i0, iw := cpu(tb, ph.pid), time.Now()
+		time.Sleep(time.Duration(*secs) * time.Second)
+		idlePage := 100 * (cpu(tb, ph.pid) - i0).Seconds() / time.Since(iw).Seconds()
+		fmt.Printf("no call, page open: phone %.2f%% of a core over %v   target: no more than with no page\n",
+			idlePage, time.Since(iw).Round(time.Millisecond))
+		clickToMic(tb, ph, pg, *runs)
+	} else {
+		pg = openPage(tb, ph.url)
+	}
 	if *tabOnly {
 		return
 	}
-	var ours, theirs []float64
+	type side struct {
+		ph           *phone
+		pg           *page
+		ours, theirs []float64
+	}
+	sides := []*side{{ph: ph, pg: pg}}
+	if other != nil {
+		sides = append(sides, &side{ph: other, pg: otherPage})
+	}
 	for r := 1; r <= *runs; r++ {
 		last := r == *runs
-		m := measure(tb, ph, pg, bob, bobPID, time.Duration(*secs)*time.Second, last && *prof != "", *prof)
-		fmt.Printf("run %d: phone %.2f%% of a core, baresip %.2f%%, ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
-			r, m.phone, m.baresip, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
-		ours, theirs = append(ours, m.phone), append(theirs, m.baresip)
+		for i, sd := range sides {
+			m := measure(tb, sd.ph, sd.pg, bob, bobPID, time.Duration(*secs)*time.Second, i == 0 && last && *prof != "", *prof)
+			fmt.Printf("run %d %-5s %.3f%% of a core (%.0f wake-ups/s), baresip %.3f%% (%.0f/s), ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
+				r, sd.ph.name+":", m.phone, m.phoneSw, m.baresip, m.baresipSw, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
+			sd.ours, sd.theirs = append(sd.ours, m.phone), append(sd.theirs, m.baresip)
+		}
+		if *floorRuns {
+			floor(tb, time.Duration(*secs)*time.Second)
+		}
 	}
-	fmt.Printf("median over %d calls of %d s: phone %.2f%% of a core, baresip %.2f%%, ratio %.2f   target: ratio <= 0.2 (issue 20)\n",
-		*runs, *secs, median(ours), median(theirs), median(ours)/median(theirs))
+	for _, sd := range sides {
+		fmt.Printf("median over %d calls of %d s: %s %.3f%% of a core, baresip %.3f%%, ratio %.2f   target: ratio <= 0.2 (issue 20)\n",
+			*runs, *secs, sd.ph.name, median(sd.ours), median(sd.theirs), median(sd.ours)/median(sd.theirs))
+	}
 	if *gap {
 		mediaGap(tb, ph, bobPID, time.Duration(*secs)*time.Second, *conns)
 	}
@@ -141,6 +191,7 @@ func build(tb *rig.TB, prof string, keep bool) string {
 }
 
 type phone struct {
+	name      string
 	pid       int
 	url, api  string
 	pprofAddr string

@@ -19,6 +19,7 @@ type BaresipOpts struct {
 	Pass       string   // password for the registrar; empty = no registration
 	Registrar  string   // host:port of the registrar/proxy; empty = direct on 127.0.0.1
 	Tone       float64  // Hz of the tone it plays as its microphone; 0 = 1000
+	ToneSecs   int      // length of that tone; it hangs up when the tone ends; 0 = 60
 	AutoAnswer bool     // answer incoming calls at once
 	Codecs     []string // e.g. "PCMU/8000/1", "G722/8000/1", "opus/48000/2"; default PCMU, PCMA
 	// Presence loads baresip's presence module: it PUBLISHes "open" at start
@@ -89,7 +90,10 @@ func StartBaresip(t testing.TB, o BaresipOpts) *Baresip {
 		t.Fatal(err)
 	}
 	src := filepath.Join(dir, "tone.wav")
-	if err := WriteTone(src, o.Tone, 8000, 60); err != nil {
+	if o.ToneSecs == 0 {
+		o.ToneSecs = 60
+	}
+	if err := WriteTone(src, o.Tone, 8000, o.ToneSecs); err != nil {
 		t.Fatal(err)
 	}
 	sip, ctrl, http := FreeSIPPort(t), FreeTCPPort(t), FreeTCPPort(t)
