@@ -153,7 +153,7 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 			}
 			switch {
 			case m.Audio == "pcm" && link == nil:
-				link = ta.AttachPCM(tab)
+				s.rtc.attach(tab, func() { link = ta.AttachPCM(tab) })
 				go pumpPCM(sock, link, stop)
 			case m.Audio == "off" && link != nil:
 				link.Close()

@@ -63,6 +63,7 @@ type Server struct {
 	// reloaded page opens its new one, with the same tab id, before the
 	// server sees the old one close.
 	tabConns map[string]int
+	rtc      rtcConns // each tab's WebRTC connection by name (webrtc_conns.go)
 	redial   string
 	dialKey  string // the key of dialKeyFile (dialkey.go)
 }

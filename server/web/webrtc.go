@@ -30,13 +30,15 @@ func (s *Server) offer(c fiber.Ctx) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Context(), 15*time.Second)
 	defer cancel()
+	conn, prev := s.rtc.begin(req.Tab)
 	answer, err := s.cfg.Bridge.Offer(ctx, req.Tab, req.SDP)
 	if err != nil {
+		s.rtc.undo(req.Tab, conn, prev)
 		s.log.Warn("web: webrtc offer", "tab", req.Tab, "err", err)
 		return c.Status(fiber.StatusBadGateway).JSON(fiber.Map{"error": "the audio bridge refused the offer"})
 	}
 	s.setHolder(req.Tab)
-	return c.JSON(fiber.Map{"sdp": answer, "type": "answer"})
+	return c.JSON(fiber.Map{"sdp": answer, "type": "answer", "conn": conn})
 }
 
 // focus is POST /webrtc/focus: the last focused tab holds the audio.
@@ -64,13 +66,18 @@ func (s *Server) setHolder(tab string) {
 	}
 }
 
-// closeTab is POST /webrtc/close (sendBeacon when the tab goes away): the
-// bridge drops the tab at once instead of waiting for ICE to time out.
+// closeTab is POST /webrtc/close (sendBeacon when the page goes away): the
+// bridge drops the connection that page made at once instead of waiting
+// for ICE to time out. The beacon names the connection (conn, from the
+// offer's answer), not just the tab: a reloaded page keeps its tab id, and
+// the old page's beacon may arrive after the new page connected; it must
+// not close the new page's audio (webrtc_reload_test.go).
 func (s *Server) closeTab(c fiber.Ctx) error {
-	tab := c.FormValue("tab")
+	tab, conn := c.FormValue("tab"), c.FormValue("conn")
 	if b, ok := s.cfg.Bridge.(interface{ Close(tabID string) }); ok && tabID.MatchString(tab) {
-		b.Close(tab)
-		s.hub.poke()
+		if s.rtc.end(tab, conn, b.Close) {
+			s.hub.poke()
+		}
 	}
 	return ok(c)
 }

@@ -86,6 +86,11 @@
     // microphone was live (performance.now()).
     clickAt = 0;
     micAt = 0;
+    // conn names the WebRTC connection this page made (the offer's answer);
+    // the close beacon sends it back, so a reloaded page's old beacon, which
+    // may arrive after the new page connected with the same tab id, closes
+    // only the old page's connection.
+    conn = "";
     onchange = () => void 0;
     ws = null;
     wsRetry = 0;
@@ -289,6 +294,7 @@
         const res = await post("/webrtc/offer", { tab: tabID(), sdp });
         if (!res.ok) return false;
         const ans = await res.json();
+        this.conn = typeof ans.conn === "string" ? ans.conn : "";
         if (gen !== this.gen) return false;
         await pc.setRemoteDescription({ type: "answer", sdp: ans.sdp });
         const ok = await connected(pc, ICE_WAIT);
@@ -942,7 +948,7 @@
     void audio.open().then(() => devices());
     window.addEventListener("focus", () => void post("/webrtc/focus", { tab: tabID() }).catch(() => void 0));
     window.addEventListener("pagehide", () => {
-      navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), csrf: csrf() }));
+      if (audio.conn) navigator.sendBeacon("/webrtc/close", new URLSearchParams({ tab: tabID(), conn: audio.conn, csrf: csrf() }));
     });
     document.addEventListener("htmx:afterSettle", () => void devices());
     document.addEventListener("htmx:beforeRequest", (e) => {

@@ -228,8 +228,11 @@ function start(): void {
   refresh();
   void audio.open().then(() => devices());
   window.addEventListener('focus', () => void post('/webrtc/focus', { tab: tabID() }).catch(() => undefined));
+  // The bridge drops the connection this page made at once instead of
+  // waiting for ICE to time out; only that one (audio.conn): a reloaded
+  // page keeps its tab id and may have connected before this arrives.
   window.addEventListener('pagehide', () => {
-    navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), csrf: csrf() }));
+    if (audio.conn) navigator.sendBeacon('/webrtc/close', new URLSearchParams({ tab: tabID(), conn: audio.conn, csrf: csrf() }));
   });
   document.addEventListener('htmx:afterSettle', () => void devices());
   // A new action clears the message of the last one that failed. The dial

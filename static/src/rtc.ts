@@ -40,6 +40,11 @@ export class Audio {
   // microphone was live (performance.now()).
   clickAt = 0;
   micAt = 0;
+  // conn names the WebRTC connection this page made (the offer's answer);
+  // the close beacon sends it back, so a reloaded page's old beacon, which
+  // may arrive after the new page connected with the same tab id, closes
+  // only the old page's connection.
+  conn = '';
   onchange: () => void = () => undefined;
   private ws: WebSocket | null = null;
   private wsRetry = 0;
@@ -266,6 +271,7 @@ export class Audio {
       const res = await post('/webrtc/offer', { tab: tabID(), sdp });
       if (!res.ok) return false;
       const ans = await res.json();
+      this.conn = typeof ans.conn === 'string' ? ans.conn : ''; // the server made it, for this page
       if (gen !== this.gen) return false;
       await pc.setRemoteDescription({ type: 'answer', sdp: ans.sdp });
       const ok = await connected(pc, ICE_WAIT);
