@@ -205,8 +205,9 @@
       this.set("connecting");
       let track;
       try {
-        track = await this.micTrack();
+        track = await this.micTrack(gen);
       } catch (e) {
+        if (e === STALE || gen !== this.gen) return;
         this.active = false;
         const n = e?.name;
         this.set(n === "NotAllowedError" || n === "SecurityError" ? "mic-blocked" : n === "NotFoundError" || n === "OverconstrainedError" ? "no-mic" : "failed");
@@ -260,14 +261,23 @@
     }
     // micTrack opens the chosen microphone (echo cancellation on) and runs it
     // through a gain (volume, mute) and an analyser (level meter).
-    async micTrack() {
+    // With gen (start), a start stopped while the browser opened the
+    // microphone closes it again and throws STALE: the call that wanted it
+    // ended, and the microphone stayed open (the browser's recording sign)
+    // until the next call (browsers.mjs, section 7b).
+    async micTrack(gen) {
       this.mic?.getTracks().forEach((t) => t.stop());
       const id = this.settings.microphone;
       const ctx = this.context();
       void ctx.resume();
-      this.mic = await navigator.mediaDevices.getUserMedia({
+      const mic = await navigator.mediaDevices.getUserMedia({
         audio: { ...id ? { deviceId: { exact: id } } : {}, echoCancellation: true, ...this.constraints }
       });
+      if (gen !== void 0 && gen !== this.gen) {
+        mic.getTracks().forEach((t) => t.stop());
+        throw STALE;
+      }
+      this.mic = mic;
       this.micAt = performance.now();
       void ctx.resume();
       const src = ctx.createMediaStreamSource(this.mic);
@@ -289,6 +299,7 @@
         pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
         await pc.setLocalDescription(await pc.createOffer());
         await gathered(pc, 3e3);
+        if (gen !== this.gen) return false;
         const sdp = pc.localDescription?.sdp ?? "";
         if (!/^a=candidate:/m.test(sdp)) return false;
         const res = await post("/webrtc/offer", { tab: tabID(), sdp });
@@ -422,6 +433,7 @@
       requestAnimationFrame(tick2);
     }
   };
+  var STALE = new Error("stale start");
   function gathered(pc, ms) {
     if (pc.iceGatheringState === "complete") return Promise.resolve();
     return new Promise((resolve) => {

@@ -175,8 +175,9 @@ export class Audio {
     this.set('connecting');
     let track: MediaStreamTrack;
     try {
-      track = await this.micTrack();
+      track = await this.micTrack(gen);
     } catch (e) {
+      if (e === STALE || gen !== this.gen) return; // stopped meanwhile: micTrack closed what it opened
       this.active = false;
       const n = (e as DOMException)?.name;
       this.set(n === 'NotAllowedError' || n === 'SecurityError' ? 'mic-blocked' : n === 'NotFoundError' || n === 'OverconstrainedError' ? 'no-mic' : 'failed');
@@ -232,14 +233,23 @@ export class Audio {
 
   // micTrack opens the chosen microphone (echo cancellation on) and runs it
   // through a gain (volume, mute) and an analyser (level meter).
-  async micTrack(): Promise<MediaStreamTrack> {
+  // With gen (start), a start stopped while the browser opened the
+  // microphone closes it again and throws STALE: the call that wanted it
+  // ended, and the microphone stayed open (the browser's recording sign)
+  // until the next call (browsers.mjs, section 7b).
+  async micTrack(gen?: number): Promise<MediaStreamTrack> {
     this.mic?.getTracks().forEach((t) => t.stop());
     const id = this.settings.microphone;
     const ctx = this.context(); // its audio device starts while the microphone opens
     void ctx.resume();
-    this.mic = await navigator.mediaDevices.getUserMedia({
+    const mic = await navigator.mediaDevices.getUserMedia({
       audio: { ...(id ? { deviceId: { exact: id } } : {}), echoCancellation: true, ...this.constraints },
     });
+    if (gen !== undefined && gen !== this.gen) {
+      mic.getTracks().forEach((t) => t.stop());
+      throw STALE;
+    }
+    this.mic = mic;
     this.micAt = performance.now(); // the microphone is live (the browser shows its sign)
     // Again now: Chromium's default autoplay policy holds the context of a
     // page never clicked (a call placed through the API) but lets a page
@@ -266,6 +276,12 @@ export class Audio {
       pc.ontrack = (e) => this.play(e.streams[0] ?? new MediaStream([e.track]));
       await pc.setLocalDescription(await pc.createOffer());
       await gathered(pc, 3000);
+      // The call ended while the browser gathered: stop() closed pc, so no
+      // gathering event came and gathered waited out its 3 s. No offer
+      // then: the bridge gives the audio to the tab that offers, and would
+      // take it from the tab that holds it by now (browsers.mjs 7b; in
+      // section 8 the strict page heard 8 s of silence once).
+      if (gen !== this.gen) return false;
       const sdp = pc.localDescription?.sdp ?? '';
       if (!/^a=candidate:/m.test(sdp)) return false; // loopback only: nothing to pair
       const res = await post('/webrtc/offer', { tab: tabID(), sdp });
@@ -395,6 +411,9 @@ export class Audio {
     requestAnimationFrame(tick);
   }
 }
+
+// STALE is thrown by micTrack for a start that was stopped meanwhile.
+const STALE = new Error('stale start');
 
 // gathered waits for ICE gathering to finish (host candidates only: at
 // once), at most ms.
