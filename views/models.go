@@ -27,6 +27,11 @@ type Page struct {
 	Notices []string
 	Missed  int         // missed calls since History was seen (issue 16)
 	Ended   []EndedView // the call that has just ended, with why
+	// Office is the header's presence and voicemail, rendered at the first
+	// paint as the live stream sends it: filled only by the stream, the
+	// header grew when its first state came (48 px at 360 px wide) and
+	// everything under it moved (callbar.mjs).
+	Office *OfficeView
 }
 
 // AccountView is one line with its registration state.

@@ -47,6 +47,8 @@ func (s *Server) fullPage(c fiber.Ctx, nav string) views.Page {
 	p.Missed = s.missed(c.Context())
 	p.Hotkeys = views.HotkeysJSON(s.cfg.Settings.Get().Hotkeys)
 	p.AudioHolder, p.AudioLive = s.audioHolder()
+	ov := s.officeView(p.L)
+	p.Office = &ov
 	return p
 }
 
