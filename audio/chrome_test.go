@@ -75,7 +75,7 @@ func runChrome(t *testing.T, e *Engine) chromeResult {
 	cmd := exec.CommandContext(ctx, "chromium", "--headless", "--no-sandbox", "--disable-gpu",
 		"--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
 		"--use-file-for-fake-audio-capture="+mic, "--allow-loopback-in-peer-connection",
-		"--autoplay-policy=no-user-gesture-required", "--user-data-dir="+profile,
+		"--user-data-dir="+profile,
 		"--no-first-run", "--disable-background-networking", srv.URL)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

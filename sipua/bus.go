@@ -105,6 +105,20 @@ func (s *Subscription) offer(e Event) {
 		return
 	}
 	s.mu.Lock()
+	if len(s.queue) == 0 && s.inHand == 0 {
+		// Nothing of this subscriber's waits outside its channel: the
+		// event goes straight in when the channel has room (a bounded
+		// one's: when its reader is waiting), without waking pump, a
+		// switch between goroutines per event and subscriber (issue 20).
+		// Publish holds the bus lock, so Close cannot close the channel
+		// meanwhile.
+		select {
+		case s.c <- e:
+			s.mu.Unlock()
+			return
+		default:
+		}
+	}
 	if !s.lossless && len(s.queue)+s.inHand >= s.max {
 		s.mu.Unlock()
 		s.dropped.Add(1)

@@ -1,6 +1,10 @@
 package sipua
 
-import "testing"
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
 
 func TestBusLosslessKeepsOrderAndEverything(t *testing.T) {
 	b := NewBus()
@@ -54,5 +58,39 @@ func TestCallStateStrings(t *testing.T) {
 		if got := connectedState(tc.conf, tc.hold, tc.onhold); got != tc.want {
 			t.Errorf("%+v: got %s", tc, got)
 		}
+	}
+}
+
+// TestBusOrderWhileReading: events published while the subscriber reads
+// (some go straight into its channel, some through its queue) arrive all
+// and in order, for a lossless and a bounded subscriber.
+func TestBusOrderWhileReading(t *testing.T) {
+	for _, lossless := range []bool{true, false} {
+		b := NewBus()
+		const n = 20000
+		s := b.Subscribe(n, lossless)
+		done := make(chan error, 1)
+		go func() {
+			for i := 1; i <= n; i++ {
+				if e := <-s.C(); e.Seq != uint64(i) {
+					done <- fmt.Errorf("lossless %v: event %d has seq %d", lossless, i, e.Seq)
+					return
+				}
+			}
+			done <- nil
+		}()
+		for i := 0; i < n; i++ {
+			b.Publish(Event{Kind: EventCallUpdated})
+			if i%7 == 0 {
+				runtime.Gosched() // let the reader catch up: the next ones go straight in
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if s.Dropped() != 0 {
+			t.Fatalf("lossless %v: dropped %d", lossless, s.Dropped())
+		}
+		s.Close()
 	}
 }

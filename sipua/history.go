@@ -25,11 +25,16 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 				select {
 				case e, ok := <-sub.C():
 					if !ok {
+						w.flushGroup()
 						w.flush()
 						return
 					}
 					w.event(e)
+					if len(w.group) >= maxHistoryGroup {
+						w.flushGroup()
+					}
 				default:
+					w.flushGroup()
 					w.flush()
 					return
 				}
@@ -39,10 +44,36 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 				return
 			}
 			w.event(e)
+			// The events queued behind it are written with it: one
+			// transaction when there are enough (store.WriteHistory).
+			// Nothing waits for more to come.
+			w.takeQueued(sub)
+			w.flushGroup()
 		case <-tick.C:
 			w.tick()
 		case <-w.retry.C:
 			w.flush()
+		}
+	}
+}
+
+// historyEvents are the events the history subscriber writes from.
+func historyEvents(e Event) bool {
+	return e.Kind == EventCallStarted || e.Kind == EventCallStateChanged || e.Kind == EventCallEnded
+}
+
+// takeQueued adds the writes of the events already queued on sub, without
+// waiting for any.
+func (w *historyWriter) takeQueued(sub *Subscription) {
+	for len(w.group) < maxHistoryGroup {
+		select {
+		case e, ok := <-sub.C():
+			if !ok {
+				return
+			}
+			w.event(e)
+		default:
+			return
 		}
 	}
 }

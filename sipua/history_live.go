@@ -46,11 +46,21 @@ type historyOp struct {
 	h    store.HistoryEntry
 }
 
+// groupDB makes several history writes at once (store.DB: one transaction
+// for a group large enough to pay for it).
+type groupDB interface {
+	WriteHistory(ctx context.Context, ws []store.HistoryWrite) []error
+}
+
+// maxHistoryGroup bounds the writes handed over at once.
+const maxHistoryGroup = 512
+
 // historyWriter is the state of the history subscriber's goroutine.
 type historyWriter struct {
 	p        *Phone
 	live     map[string]bool // calls started and not ended
 	answered map[string]bool // live calls whose answer is written or queued
+	group    []historyOp     // writes of the events in hand, made together by flushGroup
 	pending  []historyOp     // writes that failed and those after them
 	lost     int             // writes dropped beyond maxPendingHistory
 	backoff  retryBackoff
@@ -107,16 +117,65 @@ func (w *historyWriter) answer(c Call) {
 	w.do(historyOp{kind: histAnswer, h: store.HistoryEntry{CallID: c.ID, AnsweredAt: c.AnsweredAt, AnsweredBy: by}})
 }
 
-// do writes op now, or queues it behind writes that are waiting.
+// do adds op to the writes of the events in hand (flushGroup makes them).
 func (w *historyWriter) do(op historyOp) {
+	w.group = append(w.group, op)
+}
+
+// flushGroup makes the writes of the events in hand (the one received and
+// those that were queued behind it, issue 20), in order, or queues them
+// behind writes that are waiting.
+func (w *historyWriter) flushGroup() {
+	ops := w.group
+	defer func() {
+		clear(ops)
+		if cap(ops) > 64 {
+			w.group = nil // a burst's array is not kept
+		} else {
+			w.group = ops[:0]
+		}
+	}()
 	if len(w.pending) > 0 || w.backoff.failing() {
-		w.queue(op)
+		for _, op := range ops {
+			w.queue(op)
+		}
 		return
 	}
-	if err := w.write(op); err != nil {
-		w.failed(err, op.h.CallID)
-		w.queue(op)
+	if n, err := w.writeAll(ops); err != nil {
+		w.failed(err, ops[n].h.CallID)
+		for _, op := range ops[n:] {
+			w.queue(op)
+		}
 	}
+}
+
+// writeAll makes ops in order; on a failure it reports the index of the
+// first write that failed and its error (the writes after it may have
+// been made too: each is idempotent, so making them again does no harm).
+func (w *historyWriter) writeAll(ops []historyOp) (int, error) {
+	g, ok := w.p.db.(groupDB)
+	if !ok || len(ops) == 1 {
+		for i, op := range ops {
+			if err := w.write(op); err != nil {
+				return i, err
+			}
+		}
+		return 0, nil
+	}
+	ws := make([]store.HistoryWrite, len(ops))
+	for i, op := range ops {
+		ws[i] = store.HistoryWrite{Kind: historyKinds[op.kind], Entry: op.h}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i, err := range g.WriteHistory(ctx, ws) {
+		if err != nil {
+			w.note(err)
+			return i, err
+		}
+	}
+	w.note(nil)
+	return 0, nil
 }
 
 func (w *historyWriter) queue(op historyOp) {
@@ -187,16 +246,20 @@ func (w *historyWriter) arm() {
 	}
 }
 
-// flush tries the waiting writes in order, stopping at the first failure.
+// flush tries the waiting writes in order (in groups), stopping at the
+// first failure.
 func (w *historyWriter) flush() {
 	w.armed = false
 	for len(w.pending) > 0 {
-		if err := w.write(w.pending[0]); err != nil {
+		ops := w.pending[:min(len(w.pending), maxHistoryGroup)]
+		if n, err := w.writeAll(ops); err != nil {
+			clear(w.pending[:n])
+			w.pending = w.pending[n:]
 			w.failed(err, w.pending[0].h.CallID)
 			return
 		}
-		w.pending[0] = historyOp{}
-		w.pending = w.pending[1:]
+		clear(ops)
+		w.pending = w.pending[len(ops):]
 	}
 	w.pending = nil
 	if j, ok := w.p.db.(historyJournal); ok {

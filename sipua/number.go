@@ -95,6 +95,50 @@ func parseTarget(number string, a store.Account) (sip.Uri, error) {
 	return u, nil
 }
 
+// isBare tells a target that completeTarget completes on the account (a
+// name or number: no scheme, no '@').
+func isBare(number string) bool {
+	n := strings.TrimSpace(number)
+	return schemeOf(n) == "" && !strings.Contains(n, "@")
+}
+
+// transferTarget completes a transfer target (Refer-To, RFC 3515 2.1). The
+// transferee dials it itself and knows nothing of our account, so a bare
+// name or number gets the hop our own calls to it take (accountHop); a
+// target with a scheme or '@' is used unchanged.
+func transferTarget(number string, a store.Account) (sip.Uri, error) {
+	u, err := parseTarget(number, a)
+	if err != nil || !isBare(number) {
+		return u, err
+	}
+	accountHop(&u, a)
+	return u, nil
+}
+
+// accountHop puts the account's port and transport into u, a URI on the
+// account's domain: our own requests to it leave for that port (line.prepare
+// sets the destination), but a transferee resolves the URI on its own
+// (RFC 3263), and without them it would try 5060 over UDP and miss a PBX
+// elsewhere. The account's port belongs to the outbound proxy when one is
+// set; then only a port written in the domain is taken.
+func accountHop(u *sip.Uri, a store.Account) {
+	_, port := splitHostPort(a.Domain, 0)
+	if port == 0 && a.OutboundProxy == "" {
+		port = a.Port
+	}
+	if u.Port == 0 {
+		u.Port = port
+	}
+	if a.Transport == "tcp" || a.Transport == "tls" {
+		if u.UriParams == nil {
+			u.UriParams = sip.NewParams()
+		}
+		if _, ok := u.UriParams.Get("transport"); !ok {
+			u.UriParams.Add("transport", a.Transport)
+		}
+	}
+}
+
 // partyOf gives number, display name and URI of the other side from a
 // From or To address.
 func partyOf(display string, u sip.Uri) (number, name, uri string) {

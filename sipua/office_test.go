@@ -289,6 +289,11 @@ func TestPresenceWithBaresip(t *testing.T) {
 	alice := officePhone(t, kam, "alice", func(a *store.Account) { a.Presence = true })
 	bob := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(), Presence: true,
 		Contacts: []string{`"Alice" <sip:alice@` + kam.Addr() + `>;presence=p2p`}})
+	t.Cleanup(func() {
+		if t.Failed() { // what each side sent and what kamailio did with it
+			t.Logf("alice's SIP trace:\n%s\nbob:\n%s\nkamailio:\n%s", alice.SIPTrace(), bob.Log(), kam.Log())
+		}
+	})
 	alice.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
 	alice.waitPresence("c-bob", PresenceAvailable, 10*time.Second)
 	contacts := func() string { out, _ := bob.Ctrl("contacts"); return out }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -123,7 +123,8 @@ func (p *Phone) Serve(ctx context.Context) error {
 	hdone := make(chan struct{})
 	if p.db != nil {
 		p.recoverInterrupted(ctx)
-		sub := p.bus.Subscribe(64, true)
+		// Only the events the writer acts on wake it (issue 20).
+		sub := p.bus.SubscribeOnly(64, true, historyEvents)
 		go func() { defer close(hdone); p.writeHistory(hctx, sub) }()
 	} else {
 		close(hdone)
@@ -231,7 +232,9 @@ func (p *Phone) Calls() []Call {
 		}
 	}
 	p.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	// slices.SortFunc, not sort.Slice: that boxes the slice, an allocation
+	// on every GET /calls (issue 20).
+	slices.SortFunc(out, func(a, b Call) int { return a.StartedAt.Compare(b.StartedAt) })
 	return out
 }
 

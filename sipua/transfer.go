@@ -43,7 +43,7 @@ func (p *Phone) Transfer(ctx context.Context, id, target string) error {
 			// with a scheme or '@' is sent unchanged.
 			acc = store.Account{}
 		}
-		u, err := parseTarget(target, acc)
+		u, err := transferTarget(target, acc)
 		if err != nil {
 			return "", nil, err
 		}
@@ -68,6 +68,11 @@ func (p *Phone) AttendedTransfer(ctx context.Context, id, consultID string) erro
 		}
 		callID, local, remote := cc.tags()
 		u := cc.remoteAOR()
+		if cc.out != nil && isBare(cc.c.Dialed) {
+			// The consultation was dialled as a bare name: the transferee
+			// needs the account's hop to reach it too.
+			accountHop(&u, cc.acc)
+		}
 		r := replaces{callID: callID, toTag: remote, fromTag: local}
 		target = u.String() + "?Replaces=" + escapeHeaderValue(r.String())
 		return nil

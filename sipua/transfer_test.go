@@ -3,6 +3,7 @@ package sipua
 import (
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,8 +23,10 @@ func TestBlindTransferToSecondBaresip(t *testing.T) {
 	if err := a.Transfer(bg, c.ID, ""); err != ErrNoTarget {
 		t.Fatalf("empty target: %v", err)
 	}
-	// baresip has no outbound proxy: give it kamailio's port in the target.
-	if err := a.Transfer(bg, c.ID, "sip:carol@"+kam.Addr()); err != nil {
+	// A bare name, as people type it: baresip has no outbound proxy and
+	// kamailio is not on 5060, so it reaches carol only if the Refer-To
+	// carries the account's port.
+	if err := a.Transfer(bg, c.ID, "carol"); err != nil {
 		t.Fatalf("transfer: %v\nbob:\n%s", err, tail(bob.Log()))
 	}
 	evs := a.callEvents(c.ID, 10*time.Second)
@@ -32,6 +35,65 @@ func TestBlindTransferToSecondBaresip(t *testing.T) {
 	}
 	if !carol.WaitLog("Call established", 10*time.Second) {
 		t.Fatalf("carol never got the call:\n%s", tail(carol.Log()))
+	}
+}
+
+// TestAttendedTransferBareNameToBaresip: the consultation is dialled as a
+// bare name, so the Refer-To with Replaces that baresip (bob) gets must
+// carry the account's port to reach carol through kamailio.
+func TestAttendedTransferBareNameToBaresip(t *testing.T) {
+	kam := testpeer.Kamailio(t)
+	bob := bobBaresip(t, kam, true)
+	carol := testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "carol", Pass: "carolpw", Registrar: kam.Addr(), AutoAnswer: true})
+	a := startPhone(t, account(kam, "alice", "udp"), "alicepw")
+	a.waitRegistered()
+	c1 := callBob(t, a, "bob")
+	c2, err := a.Consult(bg, c1.ID, "carol")
+	must(t, err)
+	a.waitState(c2.ID, StateActive, 10*time.Second)
+	if err := a.AttendedTransfer(bg, c1.ID, c2.ID); err != nil {
+		t.Fatalf("attended transfer: %v\nSIP trace:\n%s\nbob:\n%s", err, a.SIPTrace(), tail(bob.Log()))
+	}
+	evs := a.callEvents(c1.ID, 10*time.Second)
+	if end := evs[len(evs)-1].Call; end.Reason != ReasonTransferred {
+		t.Fatalf("our leg to bob ended %+v", end)
+	}
+	// bob's INVITE reached carol: her second established call.
+	if !testpeer.WaitFor(10*time.Second, func() bool {
+		return strings.Count(carol.Log(), "Call established") >= 2
+	}) {
+		t.Fatalf("bob's call never reached carol:\nbob:\n%s\ncarol:\n%s", tail(bob.Log()), tail(carol.Log()))
+	}
+}
+
+// TestTransferTargetCarriesAccountHop: a bare name or number gets the
+// account's port and transport; a written-out target is left as it is.
+func TestTransferTargetCarriesAccountHop(t *testing.T) {
+	udp := store.Account{Domain: "pbx.example", Port: 5070, Transport: "udp"}
+	tcp := store.Account{Domain: "pbx.example:5080", Port: 5090, Transport: "tcp"}
+	proxied := store.Account{Domain: "pbx.example", Port: 5070, Transport: "tls", OutboundProxy: "proxy.example"}
+	plain := store.Account{Domain: "pbx.example", Transport: "udp"}
+	for _, c := range []struct {
+		target string
+		acc    store.Account
+		want   string
+	}{
+		{"carol", udp, "sip:carol@pbx.example:5070"},
+		{" 0171 234-56 ", udp, "sip:017123456@pbx.example:5070"},
+		{"carol", tcp, "sip:carol@pbx.example:5080;transport=tcp"},
+		{"carol", proxied, "sip:carol@pbx.example;transport=tls"},
+		{"carol", plain, "sip:carol@pbx.example"},
+		{"carol@other.example", udp, "sip:carol@other.example"},
+		{"sip:carol@pbx.example", tcp, "sip:carol@pbx.example"},
+		{"sip:carol@pbx.example:5999;transport=udp", tcp, "sip:carol@pbx.example:5999;transport=udp"},
+	} {
+		u, err := transferTarget(c.target, c.acc)
+		if err != nil || u.String() != c.want {
+			t.Errorf("transferTarget(%q, %+v) = %s, %v; want %s", c.target, c.acc, u.String(), err, c.want)
+		}
+	}
+	if _, err := transferTarget("carol", store.Account{}); !isErr(err, ErrAccountGone) {
+		t.Errorf("no account: %v", err)
 	}
 }
 

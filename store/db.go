@@ -29,6 +29,7 @@ type DB struct {
 	hjournal    histJournal   // history writes that waited for the disk (history_journal.go)
 	rd          *sql.DB       // the read pool of history pages (db_read.go)
 	hot         hotStmts      // the prepared statements of every call's writes (sqlstmt.go)
+	walk        pageWalkers   // the prepared page walks of GET /history (history_walk.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -67,6 +68,7 @@ func OpenDB(path string) (*DB, error) {
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
 	db.journal.path = journalPath(path)
 	db.hjournal.path = historyJournalPath(path)
+	db.walk.path = path
 	if err := migrate(g); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("migrate database %s: %w", path, err)
@@ -87,6 +89,7 @@ func (db *DB) Close() error {
 	db.closeJournal()
 	db.closeHistoryJournal()
 	db.hot.close()
+	db.walk.close()
 	if db.rd != nil {
 		_ = db.rd.Close()
 	}

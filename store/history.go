@@ -74,35 +74,21 @@ func (r historyRow) entry() HistoryEntry {
 // set. A second start for the same CallID is ignored, so a repeated event does
 // no harm. An empty ID gets a new UUID; a zero StartedAt is now.
 func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
-	if e.CallID == "" {
-		return fmt.Errorf("start history: %w: empty call id", ErrInvalid)
+	e, args, err := startArgs(e)
+	if err != nil {
+		return err
 	}
-	if e.ID == "" {
-		e.ID = uuid.NewString()
-	}
-	if e.StartedAt.IsZero() {
-		e.StartedAt = time.Now()
-	}
-	e.Open = true
-	r := historyRowOf(e)
-	const insert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
-			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
-			open, declined, jitter, loss, note, recording, rev)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random()) ON CONFLICT (call_id) DO NOTHING`
-	args := []any{r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
-		r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
-		r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording}
 	if len(e.Tags) == 0 {
 		// Every call starts here: one statement on a kept prepared
 		// statement (sqlstmt.go), no transaction around it (it is atomic
 		// alone) and no gorm.
-		if _, err := db.hotExec(ctx, insert, args...); err != nil {
+		if _, err := db.hotExec(ctx, startInsert, args...); err != nil {
 			return fmt.Errorf("start history of call %s: %w", e.CallID, err)
 		}
 		return nil
 	}
 	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Exec(insert, args...)
+		res := tx.Exec(startInsert, args...)
 		if res.Error != nil {
 			return fmt.Errorf("start history of call %s: %w", e.CallID, res.Error)
 		}
@@ -113,28 +99,46 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 	})
 }
 
+// startInsert writes a new entry (StartHistory; the arguments of startArgs).
+const startInsert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
+			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
+			open, declined, jitter, loss, note, recording, rev)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random()) ON CONFLICT (call_id) DO NOTHING`
+
+// startArgs checks e and completes it for StartHistory (a new id, the start
+// now, Open), and returns the arguments of startInsert.
+func startArgs(e HistoryEntry) (HistoryEntry, []any, error) {
+	if e.CallID == "" {
+		return e, nil, fmt.Errorf("start history: %w: empty call id", ErrInvalid)
+	}
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	if e.StartedAt.IsZero() {
+		e.StartedAt = time.Now()
+	}
+	e.Open = true
+	r := historyRowOf(e)
+	return e, []any{r.ID, r.CallID, r.SeanceID, r.AccountID, r.Account, r.Direction, r.Number, r.URI, r.Name, r.Dialed,
+		r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.StartedAt, r.AnsweredAt, r.EndedAt,
+		r.Open, r.Declined, r.Jitter, r.Loss, r.Note, r.Recording}, nil
+}
+
 // FinishHistory completes the entry of e.CallID and clears Open. Outcome,
 // answer, duration, reason, end and quality are always written; identity
 // fields (number, name, uri, account, ...) only when e has them, so a name
 // learned during the call is kept. Note and tags are left alone. When no
 // entry was started (a lost start), the entry is written whole.
 func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
-	if e.CallID == "" {
-		return fmt.Errorf("finish history: %w: empty call id", ErrInvalid)
+	e, args, err := finishArgs(e)
+	if err != nil {
+		return err
 	}
-	if e.EndedAt.IsZero() {
-		e.EndedAt = time.Now()
-	}
-	e.Open = false
-	r := historyRowOf(e)
 	// Every call ends here: one UPDATE on a kept prepared statement
 	// (sqlstmt.go), no gorm, no transaction; only an entry whose start was
 	// lost takes the slower way. The statement is the same text for every
 	// call (so it is prepared once): an identity field or start left empty
 	// keeps what the entry has (nullif/coalesce).
-	args := []any{r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.AnsweredAt, r.EndedAt,
-		r.Declined, r.Jitter, r.Loss, r.Secure, r.SIPStatus, r.SeanceID, r.AccountID, r.Account, r.Direction,
-		r.Number, r.URI, r.Name, r.Dialed, r.Recording, r.StartedAt, e.CallID}
 	n, err := db.hotExec(ctx, finishUpdate, args...)
 	if err != nil {
 		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
@@ -143,7 +147,31 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 		db.finished.tell()
 		return nil
 	}
-	err = db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return db.finishWhole(ctx, e, args)
+}
+
+// finishArgs checks e and completes it for FinishHistory (the end now, not
+// Open), and returns the arguments of finishUpdate.
+func finishArgs(e HistoryEntry) (HistoryEntry, []any, error) {
+	if e.CallID == "" {
+		return e, nil, fmt.Errorf("finish history: %w: empty call id", ErrInvalid)
+	}
+	if e.EndedAt.IsZero() {
+		e.EndedAt = time.Now()
+	}
+	e.Open = false
+	r := historyRowOf(e)
+	return e, []any{r.Outcome, r.Answered, r.DurationS, r.Reason, r.AnsweredBy, r.AnsweredAt, r.EndedAt,
+		r.Declined, r.Jitter, r.Loss, r.Secure, r.SIPStatus, r.SeanceID, r.AccountID, r.Account, r.Direction,
+		r.Number, r.URI, r.Name, r.Dialed, r.Recording, r.StartedAt, e.CallID}, nil
+}
+
+// finishWhole is FinishHistory's slower way, for an entry whose start was
+// lost: the whole entry is written (in one transaction with the update, in
+// case the start arrives meanwhile).
+func (db *DB) finishWhole(ctx context.Context, e HistoryEntry, args []any) error {
+	r := historyRowOf(e)
+	err := db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Exec(finishUpdate, args...)
 		if res.Error != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, res.Error)

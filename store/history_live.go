@@ -17,15 +17,25 @@ import (
 // that moment and by whom ("no": a person). An entry already closed or not
 // (yet) written is left alone: the end writes the answer too.
 func (db *DB) AnswerHistory(ctx context.Context, callID string, at time.Time, answeredBy string) error {
-	if callID == "" || at.IsZero() {
-		return fmt.Errorf("answer history: %w: empty call id or moment", ErrInvalid)
-	}
-	_, err := db.hotExec(ctx, `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
-		alive_at = max(alive_at, ?1), rev = random() WHERE call_id = ?3 AND open = 1`, ts(at), answeredBy, callID)
+	args, err := answerArgs(callID, at, answeredBy)
 	if err != nil {
+		return err
+	}
+	if _, err := db.hotExec(ctx, answerUpdate, args...); err != nil {
 		return fmt.Errorf("answer history of call %s: %w", callID, err)
 	}
 	return nil
+}
+
+// answerUpdate records an answer (AnswerHistory; the arguments of answerArgs).
+const answerUpdate = `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
+		alive_at = max(alive_at, ?1), rev = random() WHERE call_id = ?3 AND open = 1`
+
+func answerArgs(callID string, at time.Time, answeredBy string) ([]any, error) {
+	if callID == "" || at.IsZero() {
+		return nil, fmt.Errorf("answer history: %w: empty call id or moment", ErrInvalid)
+	}
+	return []any{ts(at), answeredBy, callID}, nil
 }
 
 // maxAliveIDs bounds the call ids of one heartbeat statement (far below

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -37,34 +37,41 @@ func (db *DB) HistoryPage(ctx context.Context, f HistoryFilter, into []HistoryRe
 	if limit <= 0 {
 		limit = 100
 	}
-	n := strconv.Itoa(min(limit, maxHistoryPage))
-	const walk = "SELECT rowid, rev, started_at, id FROM history WHERE "
-	const order = " ORDER BY started_at DESC, id DESC LIMIT "
-	var q string
+	limit = min(limit, maxHistoryPage)
+	q := historyWalks[0]
 	switch {
 	case f.Missed && f.Declined:
-		// Two index walks of at most limit entries each, merged; an OR
-		// would walk every entry of the table.
-		q = "SELECT rowid, rev FROM (SELECT * FROM (" + walk + "outcome = 'missed' AND open = 0" + order + n +
-			") UNION SELECT * FROM (" + walk + "declined = 1 AND open = 0" + order + n + "))" +
-			" ORDER BY started_at DESC, id DESC LIMIT " + n
+		q = historyWalks[3]
 	case f.Missed:
-		q = "SELECT rowid, rev FROM history WHERE outcome = 'missed' AND open = 0" + order + n
+		q = historyWalks[1]
 	case f.Declined:
-		q = "SELECT rowid, rev FROM history WHERE declined = 1 AND open = 0" + order + n
-	default:
-		q = "SELECT rowid, rev FROM history WHERE open = 0" + order + n
+		q = historyWalks[2]
 	}
 	sdb, err := db.reader()
 	if err != nil {
 		return into, fmt.Errorf("history page: %w", err)
 	}
-	rows, err := sdb.QueryContext(ctx, q)
+	if db.rd != nil {
+		n := len(into)
+		into, err = db.walk.walk(ctx, q, limit, into)
+		if !errors.Is(err, errHotOff) {
+			if err != nil {
+				return into, fmt.Errorf("history page: %w", err)
+			}
+			return into, nil
+		}
+		into = into[:n]
+	}
+	var args []any
+	if walkBound(q) {
+		args = append(args, limit)
+	}
+	rows, err := sdb.QueryContext(ctx, q, args...)
 	if err != nil {
 		return into, fmt.Errorf("history page: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
+	for n := 0; n < limit && rows.Next(); n++ {
 		var r HistoryRef
 		if err := rows.Scan(&r.Row, &r.Rev); err != nil {
 			return into, fmt.Errorf("history page: %w", err)
@@ -76,6 +83,30 @@ func (db *DB) HistoryPage(ctx context.Context, f HistoryFilter, into []HistoryRe
 	}
 	return into, nil
 }
+
+// historyWalks are the page walks: all closed entries, the missed ones,
+// the declined ones, and the missed or declined ones. The first three have
+// no LIMIT: the reader stops after the page's rows (the covering index
+// yields them in order, history_walk_test.go checks the plans). A bound
+// LIMIT would make SQLite plan the statement again whenever it is bound
+// (it reads the value to plan), a literal one a statement per page size.
+// The last one takes the limit as ?1, for its two inner walks.
+var historyWalks = func() [4]string {
+	const walk = "SELECT rowid, rev, started_at, id FROM history WHERE "
+	const order = " ORDER BY started_at DESC, id DESC"
+	return [4]string{
+		"SELECT rowid, rev FROM history WHERE open = 0" + order,
+		"SELECT rowid, rev FROM history WHERE outcome = 'missed' AND open = 0" + order,
+		"SELECT rowid, rev FROM history WHERE declined = 1 AND open = 0" + order,
+		// Two index walks of at most limit entries each, merged; an OR
+		// would walk every entry of the table.
+		"SELECT rowid, rev FROM (SELECT * FROM (" + walk + "outcome = 'missed' AND open = 0" + order +
+			" LIMIT ?1) UNION SELECT * FROM (" + walk + "declined = 1 AND open = 0" + order + " LIMIT ?1))" + order,
+	}
+}()
+
+// walkBound says whether walk q takes the limit as ?1.
+func walkBound(q string) bool { return strings.Contains(q, "?1") }
 
 // tagSep joins a row's tag codes in HistoryRows; codes are lower-case
 // letters, digits and dashes (taxonomy.go), never this control character.

@@ -28,10 +28,12 @@ import (
 
 // hotStmts is the writer connection with its prepared statements.
 type hotStmts struct {
-	mu    sync.Mutex
-	conn  *sql.Conn          // nil until the first use, and after a failure of the connection
-	stmts map[string]uintptr // sqlite3_stmt* by SQL text, on conn
-	off   bool               // the driver's connection is not one this can use
+	mu      sync.Mutex
+	conn    *sql.Conn          // nil until the first use, and after a failure of the connection
+	stmts   map[string]uintptr // sqlite3_stmt* by SQL text, on conn
+	text    uintptr            // C memory the texts of a statement are bound from (run)
+	textCap int
+	off     bool // the driver's connection is not one this can use
 }
 
 // rawConn is what hotStmts needs of the driver's connection.
@@ -64,45 +66,71 @@ var errHotOff = errors.New("prepared statements not available")
 // exec runs one statement (no result rows) with args (string, int64, int,
 // float64, bool) on the kept statement of q, and reports the rows changed.
 func (h *hotStmts) exec(ctx context.Context, sdb *sql.DB, q string, args ...any) (int64, error) {
+	var n int64
+	var sqlErr error
+	err := h.with(ctx, sdb, func(c hotConn) {
+		n, sqlErr = c.exec(q, args...)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, sqlErr
+}
+
+// hotConn is the writer connection while hotStmts.with holds it.
+type hotConn struct {
+	h  *hotStmts
+	rc rawConn
+}
+
+// exec runs q with args on its kept statement, as hotStmts.exec does.
+func (c hotConn) exec(q string, args ...any) (int64, error) {
+	return c.h.run(c.rc, q, args)
+}
+
+// inTx reports whether a transaction is open on the connection (an error
+// such as a full disk can roll one back by itself: sqlite3_get_autocommit).
+func (c hotConn) inTx() bool {
+	return sqlite3.Xsqlite3_get_autocommit(c.rc.tls, c.rc.db) == 0
+}
+
+// with runs fn with the writer connection held, so several statements
+// (one transaction of them) run on it with no other writer between.
+// errHotOff: the fast way is not available (fn did not run).
+func (h *hotStmts) with(ctx context.Context, sdb *sql.DB, fn func(c hotConn)) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.off {
-		return 0, errHotOff
+		return errHotOff
 	}
 	if h.conn == nil {
 		c, err := sdb.Conn(ctx)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		// Its writes touch a few dozen pages (the row, its indexes, the
 		// search index): a small page cache serves them and is all this
 		// connection holds while the phone idles.
 		if _, err := c.ExecContext(ctx, "PRAGMA cache_size = -256"); err != nil {
 			_ = c.Close()
-			return 0, err
+			return err
 		}
 		h.conn, h.stmts = c, map[string]uintptr{}
 	}
-	var n int64
-	var sqlErr error
 	err := h.conn.Raw(func(dc any) error {
 		rc, ok := rawOf(dc)
 		if !ok {
 			h.off = true
 			return errHotOff
 		}
-		n, sqlErr = h.run(rc, q, args)
+		fn(hotConn{h: h, rc: rc})
 		return nil
 	})
-	if errors.Is(err, errHotOff) {
+	if err != nil { // errHotOff, or the connection is gone: a new one (and new statements) next time
 		h.closeLocked()
-		return 0, errHotOff
+		return err
 	}
-	if err != nil { // the connection is gone: a new one (and new statements) next time
-		h.closeLocked()
-		return 0, err
-	}
-	return n, sqlErr
+	return nil
 }
 
 // run binds, steps and resets the statement of q on rc, preparing it the
@@ -116,25 +144,44 @@ func (h *hotStmts) run(rc rawConn, q string, args []any) (int64, error) {
 		}
 		h.stmts[q] = st
 	}
-	var texts []uintptr
 	defer func() {
 		sqlite3.Xsqlite3_reset(rc.tls, st)
 		sqlite3.Xsqlite3_clear_bindings(rc.tls, st)
-		for _, p := range texts {
-			libc.Xfree(rc.tls, p)
-		}
 	}()
+	// The texts are copied into one buffer of the connection's, kept from
+	// statement to statement, and bound SQLITE_STATIC (0: they stay there
+	// until the reset above). A C string allocated and freed for each text
+	// made libc's allocator map and unmap a page of memory per statement
+	// (its pages are given back as soon as they are empty).
+	need := 0
+	for _, a := range args {
+		if v, ok := a.(string); ok {
+			need += len(v) + 1
+		}
+	}
+	if need > h.textCap {
+		if h.text != 0 {
+			libc.Xfree(rc.tls, h.text)
+			h.text, h.textCap = 0, 0
+		}
+		n := max(need, 1024)
+		if h.text = libc.Xmalloc(rc.tls, types.Size_t(n)); h.text == 0 {
+			return 0, errors.New("prepared statement: out of memory")
+		}
+		h.textCap = n
+	}
+	off := uintptr(0)
 	for i, a := range args {
 		k := int32(i + 1)
 		var r int32
 		switch v := a.(type) {
 		case string:
-			p, err := libc.CString(v) // "" is a one-byte string: bound as '' and not NULL
-			if err != nil {
-				return 0, err
+			// "" is bound as '' and not NULL: its pointer is not 0.
+			p := h.text + off
+			if len(v) > 0 {
+				libc.Xmemcpy(rc.tls, p, uintptr(unsafe.Pointer(unsafe.StringData(v))), types.Size_t(len(v)))
 			}
-			texts = append(texts, p)
-			// SQLITE_STATIC (0): the text lives until the reset above.
+			off += uintptr(len(v)) + 1
 			r = sqlite3.Xsqlite3_bind_text(rc.tls, st, k, p, int32(len(v)), 0)
 		case int64:
 			r = sqlite3.Xsqlite3_bind_int64(rc.tls, st, k, v)
@@ -217,6 +264,10 @@ func (h *hotStmts) closeLocked() {
 	}
 	_ = h.conn.Close()
 	h.conn, h.stmts = nil, nil
+	if h.text != 0 {
+		libc.Xfree(nil, h.text) // the statements bound to it are finalized
+		h.text, h.textCap = 0, 0
+	}
 }
 
 // hotExec runs q on a kept prepared statement, or the ordinary way when

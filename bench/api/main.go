@@ -1,15 +1,24 @@
 // Command api measures the local control API as an integration sees it
 // (issue 20): the real phone binary with the API on, against a bare fiber v3
 // server answering the very same bytes, both loaded by wrk with the same
-// connections in the same run. It prints req/s and p99 side by side for
+// connections in the same run. It prints req/s, p99 and the server's CPU
+// per request side by side for
 //
 //   - GET /calls (the anchor: bare fiber serving the phone's own answer);
 //   - GET /history with a limit drawn per request from 1..100 over 100,000
 //     finished calls (the anchor: bare fiber serving the limit=100 answer).
 //
+// With -also DIR the phone built from another source tree (main's, say)
+// runs too, on a copy of the same database, so a branch is measured beside
+// the code it changes in the same stretch. The servers take turns within
+// each round and the order rotates between rounds: load from elsewhere on a
+// shared machine falls on all of them alike. CPU per request (utime+stime
+// of the server process over the requests wrk counted) moves less with that
+// load than req/s does.
+//
 // Run it inside `unshare -n` (it only uses 127.0.0.1):
 //
-//	go run ./bench/api [-conns 64 -secs 5]
+//	go run ./bench/api [-conns 64 -secs 5 -rounds 2 -also /work/main]
 package main
 
 import (
@@ -19,9 +28,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // the bare server's profile, with -bare-pprof
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,10 +44,17 @@ func main() {
 	conns := flag.Int("conns", 64, "wrk connections")
 	secs := flag.Int("secs", 5, "seconds per wrk run")
 	rows := flag.Int("rows", 100_000, "history rows")
+	rounds := flag.Int("rounds", 2, "rounds per path; each runs every server once")
+	also := flag.String("also", "", "a second source tree (e.g. /work/main) whose phone runs beside this one")
 	bare := flag.String("bare", "", "internal: serve the body in this file as a bare fiber server")
-	prof := flag.String("pprof", "", "save CPU profiles of the phone under the first softphone run of each path here (PATH.calls, PATH.history; the binary at PATH.bin)")
+	barePprof := flag.String("bare-pprof", "", "internal: the bare server's pprof address")
+	prof := flag.String("pprof", "", "save CPU profiles under the first run of each path here: PATH.calls, PATH.history of the phone (its binary at PATH.bin), PATH.bare.calls, PATH.bare.history of the bare server (the bench binary itself)")
+	only := flag.String("only", "", "run only the paths whose name holds this (calls, history)")
 	flag.Parse()
 	if *bare != "" {
+		if *barePprof != "" {
+			go func() { _ = http.ListenAndServe(*barePprof, nil) }()
+		}
 		serveBare(*bare)
 		return
 	}
@@ -46,60 +64,173 @@ func main() {
 	tb := &rig.TB{}
 	defer tb.Close()
 	bin := rig.BuildPhone(tb, dir, *prof != "")
-	home := filepath.Join(dir, "home")
-	must(fillHistory(filepath.Join(home, "softphone.db"), *rows))
-	port := freeTCP()
-	st := map[string]any{"api": map[string]any{"enabled": true, "port": port}, "integration": map[string]any{"enabled": true}}
-	b, _ := json.Marshal(st)
-	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
-	pprofAddr := fmt.Sprintf("127.0.0.1:%d", freeTCP())
-	phone := runEnv(bin, []string{"SOFTPHONE_PPROF=" + pprofAddr}, "--home", home, "--no-browser", "--log-level", "error")
-	defer stop(phone)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitOK(base + "/calls")
+	db := filepath.Join(dir, "softphone.db")
+	must(fillHistory(db, *rows))
+
+	phones := []*server{startPhone("softphone", bin, filepath.Join(dir, "home"), db, *prof != "")}
+	if *also != "" {
+		abin := filepath.Join(dir, "softphone-also")
+		cmd := exec.Command("go", "build", "-o", abin, "./cmd/softphone")
+		cmd.Dir = *also
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			must(fmt.Errorf("build %s: %v\n%s", *also, err, out))
+		}
+		phones = append(phones, startPhone(filepath.Base(filepath.Clean(*also)), abin, filepath.Join(dir, "home-also"), db, false))
+	}
+	for _, p := range phones {
+		defer stop(p.cmd)
+	}
 
 	self, err := os.Executable()
 	must(err)
-	fmt.Printf("machine: %s, wrk -t2 -c%d -d%ds, softphone and bare fiber v3 alike\n", rig.Machine(), *conns, *secs)
+	fmt.Printf("machine: %s, wrk -t2 -c%d -d%ds, %d rounds; CPU is the server's utime+stime per request\n", rig.Machine(), *conns, *secs, *rounds)
 	for _, m := range []struct{ name, path, lua, body, prof string }{
 		{"GET /calls", "/calls", "", "/calls", ".calls"},
 		{"GET /history limit 1..100", "/history", historyLua, "/history?limit=100", ".history"},
 	} {
-		body := get(base + m.body)
+		if *only != "" && !strings.Contains(m.name, *only) {
+			continue
+		}
+		body := get(phones[0].base + m.body)
 		f := filepath.Join(dir, "body")
 		must(os.WriteFile(f, body, 0o600))
-		bp := freeTCP()
-		bs := run(self, "-bare", f+"@"+fmt.Sprint(bp))
-		bbase := fmt.Sprintf("http://127.0.0.1:%d", bp)
-		waitOK(bbase + "/")
+		bport := freeTCP()
+		bpprof := fmt.Sprintf("127.0.0.1:%d", freeTCP())
+		b := &server{name: "bare fiber", base: fmt.Sprintf("http://127.0.0.1:%d", bport), pprof: bpprof,
+			cmd: run(self, "-bare", f+"@"+fmt.Sprint(bport), "-bare-pprof", bpprof)}
+		waitOK(b.base + "/")
 		script := ""
 		if m.lua != "" {
 			script = filepath.Join(dir, "req.lua")
 			must(os.WriteFile(script, []byte(m.lua), 0o600))
 		}
-		// Alternating runs, so load from elsewhere falls on both alike.
-		for i := range 2 {
-			profDone := make(chan error, 1)
-			br, bp99 := wrk(bbase+m.path, script, *conns, *secs)
-			if *prof != "" && i == 0 {
-				go func() {
-					profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", max(1, *secs-1)), *prof+m.prof)
-				}()
-			} else {
-				profDone <- nil
+		all := append([]*server{b}, phones...)
+		res := map[*server][]result{}
+		for i := range *rounds {
+			// The order rotates, so no server always runs right after
+			// another one's load.
+			order := append(slices.Clone(all[i%len(all):]), all[:i%len(all)]...)
+			for _, s := range order {
+				profile := ""
+				if *prof != "" && i == 0 && s.pprof != "" {
+					profile = *prof + m.prof
+					if s == b {
+						profile = *prof + ".bare" + m.prof
+					}
+				}
+				r := s.load(m.path, script, *conns, *secs, profile)
+				res[s] = append(res[s], r)
 			}
-			pr, pp99 := wrk(base+m.path, script, *conns, *secs)
-			must(<-profDone)
-			fmt.Printf("%-27s softphone %7.0f req/s p99 %6.2f ms | bare fiber %7.0f req/s p99 %6.2f ms | ratio %.2f, p99 x%.1f\n",
-				m.name, pr, pp99, br, bp99, pr/br, pp99/bp99)
+			fmt.Printf("%-26s round %d:", m.name, i+1)
+			for _, s := range all {
+				r := res[s][i]
+				fmt.Printf(" | %s %6.0f req/s p99 %6.2f ms %5.1f cpu-µs/req", s.name, r.rps, r.p99, r.cpuPerReq)
+			}
+			fmt.Println()
 		}
-		stop(bs)
+		fmt.Printf("%-26s median:", m.name)
+		for _, s := range all {
+			r := median(res[s])
+			fmt.Printf(" | %s %6.0f req/s p99 %6.2f ms %5.1f cpu-µs/req", s.name, r.rps, r.p99, r.cpuPerReq)
+		}
+		fmt.Println()
+		for _, s := range phones {
+			var ratios, p99s, cpus []float64
+			for i := range res[s] {
+				ratios = append(ratios, res[s][i].rps/res[b][i].rps)
+				p99s = append(p99s, res[s][i].p99/res[b][i].p99)
+				cpus = append(cpus, res[s][i].cpuPerReq/res[b][i].cpuPerReq)
+			}
+			fmt.Printf("%-26s %s to bare, per round: req/s ratio %s; p99 x%s; cpu per request x%s\n",
+				m.name, s.name, list(ratios), list(p99s), list(cpus))
+		}
+		stop(b.cmd)
 	}
 	if *prof != "" {
 		b, err := os.ReadFile(bin)
 		must(err)
 		must(os.WriteFile(*prof+".bin", b, 0o755))
+		b, err = os.ReadFile(self)
+		must(err)
+		must(os.WriteFile(*prof+".bare.bin", b, 0o755))
 	}
+}
+
+// server is one process under load.
+type server struct {
+	name  string
+	base  string
+	pprof string // "": no profiles
+	cmd   *exec.Cmd
+}
+
+type result struct{ rps, p99, cpuPerReq float64 }
+
+// load runs wrk against the server's path; with profile, a CPU profile of
+// the server under it is saved there.
+func (s *server) load(path, script string, conns, secs int, profile string) result {
+	done := make(chan error, 1)
+	if profile != "" {
+		go func() {
+			done <- rig.FetchProfile(s.pprof, fmt.Sprintf("profile?seconds=%d", max(1, secs-1)), profile)
+		}()
+	} else {
+		done <- nil
+	}
+	c0, err := rig.CPUOf(s.cmd.Process.Pid)
+	must(err)
+	rps, p99, err := rig.Wrk(s.base+path, script, conns, secs)
+	must(err)
+	c1, err := rig.CPUOf(s.cmd.Process.Pid)
+	must(err)
+	must(<-done)
+	return result{rps: rps, p99: p99, cpuPerReq: float64((c1 - c0).Microseconds()) / (rps * float64(secs))}
+}
+
+// startPhone runs bin with the API on over a copy of the database db.
+func startPhone(name, bin, home, db string, pprof bool) *server {
+	must(os.MkdirAll(home, 0o700))
+	b, err := os.ReadFile(db)
+	must(err)
+	must(os.WriteFile(filepath.Join(home, "softphone.db"), b, 0o600))
+	port := freeTCP()
+	st := map[string]any{"api": map[string]any{"enabled": true, "port": port}, "integration": map[string]any{"enabled": true}}
+	b, _ = json.Marshal(st)
+	must(os.WriteFile(filepath.Join(home, "settings.json"), b, 0o600))
+	s := &server{name: name, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	var env []string
+	if pprof {
+		s.pprof = fmt.Sprintf("127.0.0.1:%d", freeTCP())
+		env = []string{"SOFTPHONE_PPROF=" + s.pprof}
+	}
+	s.cmd = runEnv(bin, env, "--home", home, "--no-browser", "--log-level", "error")
+	waitOK(s.base + "/calls")
+	return s
+}
+
+func median(rs []result) result {
+	pick := func(f func(result) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return result{rps: pick(func(r result) float64 { return r.rps }), p99: pick(func(r result) float64 { return r.p99 }),
+		cpuPerReq: pick(func(r result) float64 { return r.cpuPerReq })}
+}
+
+func list(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // historyLua asks for a different page size on each request, so no answer
@@ -124,13 +255,6 @@ func serveBare(arg string) {
 		return c.Send(body)
 	})
 	must(app.Listen("127.0.0.1:"+arg[i+1:], fiber.ListenConfig{DisableStartupMessage: true}))
-}
-
-// wrk is rig.Wrk that stops the program on failure.
-func wrk(url, script string, conns, secs int) (float64, float64) {
-	rps, p99, err := rig.Wrk(url, script, conns, secs)
-	must(err)
-	return rps, p99
 }
 
 func run(bin string, args ...string) *exec.Cmd { return runEnv(bin, nil, args...) }

@@ -3,6 +3,8 @@
 //
 //   node bench/callcpu/page.mjs <phone page URL> <mic.wav>
 //
+// Chromium keeps its own autoplay policy, as people have it: the page
+// resumes its AudioContext once the microphone is open (static/src/rtc.ts).
 // Prints "connected" once the page holds the audio (its WebRTC connection
 // comes up with each call).
 // Each line "stats" on stdin prints one JSON line with the page's audio RTP
@@ -18,7 +20,7 @@ const [url, mic] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--allow-loopback-in-peer-connection', '--autoplay-policy=no-user-gesture-required',
+    '--disable-sync', '--no-first-run', '--allow-loopback-in-peer-connection',
     '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--use-file-for-fake-audio-capture=' + mic],
 });
 const ctx = await browser.newContext();

@@ -7,7 +7,7 @@
 //
 // Run it inside a network namespace (it only uses 127.0.0.1):
 //
-//	unshare -n sh -c 'ip link set lo up; go run ./bench/uas [-calls 250] [-rate 50]'
+//	unshare -n sh -c 'ip link set lo up; go run ./bench/uas [-calls 250] [-rate 50] [-bin softphone]'
 //
 // It prints figures; it asserts nothing about them.
 package main
@@ -33,14 +33,18 @@ import (
 func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
-	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (and its heap after them at .heap; the binary at .bin)")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.txt; the binary at .bin)")
+	prebuilt := flag.String("bin", "", "run this softphone binary instead of building ./cmd/softphone (to measure two trees in one stretch; -pprof needs it built with the pprof overlay)")
 	flag.Parse()
 	tb := &rig.TB{}
 	defer tb.Close()
 	fmt.Printf("machine: %s\n", rig.Machine())
 
 	dir := tb.TempDir()
-	bin := rig.BuildPhone(tb, dir, *prof != "")
+	bin := *prebuilt
+	if bin == "" {
+		bin = rig.BuildPhone(tb, dir, *prof != "")
+	}
 	// The anchor: baresip registered nowhere, idle.
 	bob := testpeer.StartBaresip(tb, testpeer.BaresipOpts{User: "bob"})
 	bobPID, err := rig.FindProcess("baresip", "-f", bob.Dir)
@@ -94,6 +98,11 @@ func main() {
 	time.Sleep(3 * time.Second) // idle: what the phone holds when nothing happens
 	idle, bobIdle := rss(tb, pid), rss(tb, bobPID)
 	fmt.Printf("idle RSS: phone %s | baresip %s\n", idle, bobIdle)
+	if *prof != "" { // the runtime's figures at idle, beside those 40 s after the calls
+		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
+			tb.Fatal(err)
+		}
+	}
 
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -144,6 +153,16 @@ func main() {
 	late := rss(tb, pid)
 	fmt.Printf("RSS after the calls: phone %s, 5 s later %s, 40 s later %s (idle before: %s)   target: back within 2 MB of idle\n",
 		after, settled, late, idle)
+	if *prof != "" {
+		// What is left 40 s later: the runtime's own figures as they are
+		// (no collection first), then the live heap.
+		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".late.txt"); err != nil {
+			tb.Fatal(err)
+		}
+		if err := rig.FetchProfile(pprofAddr, "heap?gc=1", *prof+".late.heap"); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 // mem is a process's resident memory, split as proc(5) does.

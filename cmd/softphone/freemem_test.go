@@ -8,8 +8,9 @@ import (
 	"github.com/softphone/softphone/sipua"
 )
 
-// TestFreeMemAfterLastCall: memory is handed back once after the last of
-// two calls ends, not while one is still up.
+// TestFreeMemAfterLastCall: memory is handed back after the last of two
+// calls ends, not while one is still up, and once more later (when the SIP
+// transactions are gone: here a second after the first).
 func TestFreeMemAfterLastCall(t *testing.T) {
 	bus := sipua.NewBus()
 	sub := bus.SubscribeOnly(64, true, callEvents)
@@ -17,7 +18,7 @@ func TestFreeMemAfterLastCall(t *testing.T) {
 	freed := make(chan struct{}, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go freeMemAfterCalls(ctx, sub, func() { freed <- struct{}{} })
+	go freeMemAfterCalls(ctx, sub, []time.Duration{freeMemQuiet, freeMemQuiet + time.Second}, func() { freed <- struct{}{} })
 	call := func(kind sipua.EventKind, id string, st sipua.CallState) {
 		bus.Publish(sipua.Event{Kind: kind, Call: sipua.Call{ID: id, State: st}})
 	}
@@ -36,5 +37,16 @@ func TestFreeMemAfterLastCall(t *testing.T) {
 	case <-freed:
 	case <-time.After(freeMemQuiet + 10*time.Second):
 		t.Fatal("memory not released after the last call ended")
+	}
+	select {
+	case <-freed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("memory not released a second time")
+	}
+	// Two releases a quiet spell, no more.
+	select {
+	case <-freed:
+		t.Fatal("memory released a third time")
+	case <-time.After(2 * time.Second):
 	}
 }

@@ -17,15 +17,56 @@ import (
 // hostAllowed accepts only a loopback name with our port in the raw Host
 // header (DNS rebinding: a foreign page whose name resolves to 127.0.0.1
 // sends its own name). c.Hostname() is not used: it may trust
-// X-Forwarded-Host (DEPENDENCIES.md).
-func (s *Server) hostAllowed(c fiber.Ctx) bool {
-	h, p, err := net.SplitHostPort(string(c.Request().Header.Host()))
+// X-Forwarded-Host (DEPENDENCIES.md). The three usual forms are compared as
+// bytes first (l.hosts); anything else takes the general check.
+func (s *Server) hostAllowed(c fiber.Ctx, l *listener) bool {
+	if l == nil {
+		return false
+	}
+	h := c.Request().Header.Host()
+	for _, want := range l.hosts {
+		if asciiEqualFold(h, want) {
+			return true
+		}
+	}
+	return hostMatches(string(h), l.port)
+}
+
+// hostMatches is the general check of hostAllowed: a loopback name and
+// port, the port in digits without a sign or leading zero.
+func hostMatches(host string, port int) bool {
+	h, p, err := net.SplitHostPort(host)
 	if err != nil {
 		return false
 	}
-	l, _ := c.Locals(localsListener).(*listener)
-	n, err := strconv.Atoi(p) // no string per request, as strconv.Itoa(l.port) made
-	return l != nil && err == nil && p[0] != '0' && p[0] != '+' && n == l.port && isLoopbackName(h)
+	n, err := strconv.Atoi(p)
+	return err == nil && p[0] != '0' && p[0] != '+' && n == port && isLoopbackName(h)
+}
+
+// asciiEqualFold compares b with the lower-case ASCII want, ignoring the
+// case of ASCII letters only. bytes.EqualFold would also fold Unicode: it
+// takes "localhoſt" (a long s) for "localhost", which the general check
+// (strings.ToLower) refuses.
+func asciiEqualFold(b, want []byte) bool {
+	if len(b) != len(want) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// loopbackHosts are the Host headers hostMatches accepts as a client
+// writes them: localhost, 127.0.0.1 and [::1] with the port.
+func loopbackHosts(port int) [][]byte {
+	p := strconv.Itoa(port)
+	return [][]byte{[]byte("127.0.0.1:" + p), []byte("localhost:" + p), []byte("[::1]:" + p)}
 }
 
 func isLoopbackName(h string) bool {
@@ -126,20 +167,28 @@ func (s *Server) match(method, path string, authed bool) (*route, []string) {
 }
 
 // route is the route of match without the allowed methods: the last route
-// of the table for this method and path that the caller sees.
+// of the table for this method and path that the caller sees. It looks only
+// at the candidates of the route index.
 func (s *Server) route(method, path string, authed bool) *route {
 	if method == fiber.MethodHead {
 		method = fiber.MethodGet
 	}
 	st := s.cur.Load()
-	var found *route
-	for i := range s.table() {
-		r := &s.table()[i]
-		if r.method == method && pathMatches(r.path, path) && s.visible(r, st, authed) {
-			found = r
+	t := s.table()
+	found := -1
+	static, params := s.routeIdx.candidates(path)
+	for _, list := range [2][]int{static, params} {
+		for _, i := range list {
+			r := &t[i]
+			if i > found && r.method == method && pathMatches(r.path, path) && s.visible(r, st, authed) {
+				found = i
+			}
 		}
 	}
-	return found
+	if found < 0 {
+		return nil
+	}
+	return &t[found]
 }
 
 // visible says whether the route is served to this caller.
@@ -190,7 +239,7 @@ func fiberPath(p string) string {
 // "api-token" (constant-time) opens the token-only routes. Any other value,
 // also when no token is set, is a wrong token: 401, counted as refused.
 func (s *Server) checkToken(c fiber.Ctx) (bool, error) {
-	h := c.Get(fiber.HeaderAuthorization)
+	h := header(c, fiber.HeaderAuthorization)
 	if h == "" {
 		return false, nil
 	}

@@ -49,8 +49,10 @@ func (s *Server) newApp(l *listener) *fiber.App {
 // front counts every request (api_requests_total, and refused ones: any 4xx)
 // and renders errors as {"error": "..."} (rest-api.md "Errors").
 func (s *Server) front(c fiber.Ctx, l *listener) error {
-	c.Locals(localsListener, l)
-	if err := s.guard(c); err != nil {
+	// As c.Locals(localsListener, l), without the variadic slice Locals
+	// takes (an allocation per request).
+	c.RequestCtx().SetUserValue(localsListener, l)
+	if err := s.guard(c, l); err != nil {
 		_ = s.renderErr(c, err)
 	}
 	st := c.Response().StatusCode()
@@ -78,17 +80,17 @@ const (
 // rebinding), Origin (approved on the phone page, else 403), token, route
 // (group off or unknown: 404), method (405), body size and type; then the
 // handler.
-func (s *Server) guard(c fiber.Ctx) error {
+func (s *Server) guard(c fiber.Ctx, l *listener) error {
 	st := s.cur.Load()
 	// Refused here, before anything else, also when fasthttp already gave up
 	// reading a body above its own limit and runs us from its error handler.
 	if c.Request().Header.ContentLength() > bodyLimit {
 		return fail(fiber.StatusRequestEntityTooLarge, msgTooLarge)
 	}
-	if !s.hostAllowed(c) {
+	if !s.hostAllowed(c, l) {
 		return fail(fiber.StatusForbidden, msgWrongHost)
 	}
-	origin := c.Get(fiber.HeaderOrigin)
+	origin := header(c, fiber.HeaderOrigin)
 	if err := s.checkOrigin(c, origin, st); err != nil {
 		return err
 	}
@@ -96,7 +98,7 @@ func (s *Server) guard(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Locals(localsAuthed, authed)
+	c.RequestCtx().SetUserValue(localsAuthed, authed) // as c.Locals, without its allocation
 	method := c.Method()
 	// The route alone first: the list of allowed methods (an allocation
 	// and a second walk of the table) is only needed for OPTIONS, 404 and
@@ -133,7 +135,21 @@ func (s *Server) guard(c fiber.Ctx) error {
 			return err
 		}
 	}
+	if !r.params {
+		// The route is known: fiber's router would only find it again.
+		// Handlers of paths with parameters read them from fiber's match.
+		return r.handler(c)
+	}
 	return c.Next()
+}
+
+// header is the request header name, "" when absent; the common absent
+// case costs no more than a look-up.
+func header(c fiber.Ctx, name string) string {
+	if len(c.Request().Header.Peek(name)) == 0 {
+		return ""
+	}
+	return c.Get(name)
 }
 
 // exposedHeaders are the answer headers a page of another origin may read

@@ -35,8 +35,11 @@ func toCallJSON(c sipua.Call, now time.Time) callJSON {
 
 // listCalls: GET /calls, a bare JSON array of the calls in progress, oldest first.
 func (s *Server) listCalls(c fiber.Ctx) error {
-	now := time.Now()
 	calls := s.cfg.Phone.Calls()
+	var now time.Time
+	if len(calls) > 0 { // the clock only for calls to stamp (event_ts)
+		now = time.Now()
+	}
 	slices.SortStableFunc(calls, func(a, b sipua.Call) int { return a.StartedAt.Compare(b.StartedAt) })
 	out := make([]callJSON, 0, len(calls))
 	for _, cl := range calls {

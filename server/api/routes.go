@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strings"
+
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/store"
 )
@@ -14,6 +16,7 @@ type route struct {
 	token   bool   // changes stored data: served only with the right token
 	body    bool   // takes a JSON body
 	merge   bool   // also takes application/merge-patch+json (RFC 7396)
+	params  bool   // the path has parameters ({id}); set by routes
 	summary string // English, for the listing at /
 	handler fiber.Handler
 }
@@ -35,7 +38,7 @@ func (s *Server) routes() []route {
 		contacts, history, calls   = store.GroupContacts, store.GroupHistory, store.GroupCalls
 		accounts, settings, count  = store.GroupAccounts, store.GroupSettings, store.GroupCounters
 	)
-	return []route{
+	t := []route{
 		{method: get, path: "/", summary: "This list of everything served.", handler: s.listing},
 		{method: get, path: "/openapi.json", summary: "OpenAPI 3.1 description of this interface.", handler: s.openAPI},
 		{method: get, path: "/metrics", group: count, summary: "Counters in the Prometheus text format.", handler: s.metrics},
@@ -82,4 +85,8 @@ func (s *Server) routes() []route {
 		{method: patch, path: "/settings", group: settings, token: true, body: true, merge: true, summary: "Change settings (JSON merge patch).", handler: s.patchSettings},
 		{method: post, path: "/webhooks/test", group: settings, token: true, summary: "Send the webhook test event.", handler: s.webhookTest},
 	}
+	for i := range t {
+		t[i].params = strings.Contains(t[i].path, "{")
+	}
+	return t
 }

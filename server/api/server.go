@@ -59,6 +59,7 @@ type Server struct {
 	asks   *Approvals // web origins waiting for the person's yes
 
 	routeTable []route
+	routeIdx   routeIndex // candidates of routeTable by path (routeindex.go)
 
 	mu   sync.Mutex
 	live *listener // nil while off
@@ -70,11 +71,12 @@ type Server struct {
 
 // listener is one running fiber app on one port.
 type listener struct {
-	port int
-	ln   net.Listener
-	app  *fiber.App
-	stop chan struct{} // closed when stopping: ends /events streams
-	done chan struct{} // closed when app.Listener returned
+	port  int
+	ln    net.Listener
+	app   *fiber.App
+	hosts [][]byte      // the Host headers taken at once (loopbackHosts)
+	stop  chan struct{} // closed when stopping: ends /events streams
+	done  chan struct{} // closed when app.Listener returned
 	listenerDoc
 }
 
@@ -96,6 +98,7 @@ func New(cfg Config) *Server {
 	st := cfg.Settings.Get()
 	s.cur.Store(&st)
 	s.routeTable = s.routes()
+	s.routeIdx = newRouteIndex(s.routeTable)
 	if cfg.Bus != nil {
 		// Subscribed here, not in Serve: the call-ended of calls a crash cut
 		// off is published as the phone starts (issue 14), maybe before
@@ -191,7 +194,7 @@ func (s *Server) start(port int) (*listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)
 	}
-	l := &listener{port: port, ln: ln, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &listener{port: port, ln: ln, hosts: loopbackHosts(port), stop: make(chan struct{}), done: make(chan struct{})}
 	l.app = s.newApp(l)
 	go func() {
 		defer close(l.done)

@@ -55,13 +55,18 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Apply writes the limits into a fiber config. fasthttp's own WriteTimeout is
-// left off on purpose: it bounds a whole response, which would cut event
-// streams and large downloads; Listener bounds each write instead.
+// Apply writes the limits into a fiber config; Listener must wrap the
+// listener the app serves, as it keeps the time limits. fasthttp's own
+// timeouts are left off on purpose: its WriteTimeout bounds a whole
+// response, which would cut event streams and large downloads (Listener
+// bounds each write instead); its ReadTimeout and IdleTimeout cost two
+// clock reads and two deadline calls per request, where Listener tells the
+// wait for a request from the request itself by the order of reads and
+// writes (listener.go).
 func (l Limits) Apply(cfg *fiber.Config) {
 	l = l.withDefaults()
-	cfg.ReadTimeout = l.Read
-	cfg.IdleTimeout = l.Idle
+	cfg.ReadTimeout = 0
+	cfg.IdleTimeout = 0
 	cfg.WriteTimeout = 0
 	// fasthttp reads the request line and headers into this buffer; a
 	// request whose headers do not fit is refused (431).

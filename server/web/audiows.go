@@ -90,12 +90,32 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 	sock := &tabSocket{conn: conn}
 	stop := make(chan struct{})
 	var link *audio.PCMLink
+	s.mu.Lock()
+	if s.tabConns == nil {
+		s.tabConns = map[string]int{}
+	}
+	s.tabConns[tab]++
+	s.mu.Unlock()
 	defer func() {
 		close(stop)
 		if link != nil {
 			link.Close()
 		}
-		ta.Gone(tab)
+		// The tab is gone when its last socket closes. A reloaded page (the
+		// same tab id, kept in sessionStorage) opens its new socket and
+		// reports itself before the old page's socket is seen closing; that
+		// close must not forget the new page (callbar.mjs at load 20: the
+		// tab, focused, visible and ready, never got the audio).
+		s.mu.Lock()
+		s.tabConns[tab]--
+		last := s.tabConns[tab] <= 0
+		if last {
+			delete(s.tabConns, tab)
+		}
+		s.mu.Unlock()
+		if last {
+			ta.Gone(tab)
+		}
 		_ = conn.Close()
 		s.hub.poke()
 	}()

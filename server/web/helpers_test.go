@@ -96,7 +96,12 @@ type rig struct {
 
 func newRig(t *testing.T, mod func(*Config)) *rig {
 	t.Helper()
-	dir := t.TempDir()
+	return newRigIn(t, t.TempDir(), mod)
+}
+
+// newRigIn is newRig with its settings in dir (a small tmpfs, say).
+func newRigIn(t *testing.T, dir string, mod func(*Config)) *rig {
+	t.Helper()
 	st, err := store.NewSettingsStore(filepath.Join(dir, "settings.json"))
 	if err != nil {
 		t.Fatal(err)

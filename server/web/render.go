@@ -49,11 +49,17 @@ func (s *Server) page(c fiber.Ctx, nav string) views.Page {
 func isHTMX(c fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
 
 // fail answers an action that went wrong: htmx requests get the message in
-// the page's alert area, others a plain text error.
+// the page's alert area (the bar's own one for the bar's controls), others a
+// plain text error.
 func (s *Server) fail(c fiber.Ctx, status int, msg string) error {
 	msg = views.StoreMsg(s.lang(), msg) // the English sentences of errors, in the page's language
 	if isHTMX(c) {
 		c.Set("HX-Retarget", "#flash")
+		if c.Get("X-Softphone-Place") == "callbar" {
+			// An action of the live-call bar: the words go beside the bar,
+			// which is always in view; #flash may be scrolled away.
+			c.Set("HX-Retarget", "#callbar-msg")
+		}
 		c.Set("HX-Reswap", "innerHTML")
 		return s.render(c.Status(status), views.Flash(msg))
 	}

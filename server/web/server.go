@@ -57,10 +57,14 @@ type Server struct {
 	sessions *sessions
 	hub      *hub
 
-	mu      sync.Mutex
-	holder  string // the tab that last took the audio
-	redial  string
-	dialKey string // the key of dialKeyFile (dialkey.go)
+	mu     sync.Mutex
+	holder string // the tab that last took the audio
+	// tabConns counts the open audio sockets of each tab (audiows.go): a
+	// reloaded page opens its new one, with the same tab id, before the
+	// server sees the old one close.
+	tabConns map[string]int
+	redial   string
+	dialKey  string // the key of dialKeyFile (dialkey.go)
 }
 
 // New builds the server; nothing listens until Listen.

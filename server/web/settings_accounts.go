@@ -53,6 +53,21 @@ func (s *Server) readAccount(c fiber.Ctx, errs views.Errors) store.Account {
 	if v := strings.TrimSpace(c.FormValue("expiry_s")); v != "" {
 		a.ExpiryS = intField(c, "expiry_s", 30, 86400, errs, l)
 	}
+	// Text no account may hold (formtext.go): refused next to its field, and
+	// not shown back (a megabyte of it, or broken bytes, would be).
+	for _, f := range []struct {
+		key string
+		v   *string
+		max int
+	}{
+		{"name", &a.Name, maxNameBytes}, {"username", &a.Username, maxNameBytes},
+		{"auth_username", &a.AuthUsername, maxNameBytes}, {"domain", &a.Domain, maxHostBytes},
+		{"registrar", &a.Registrar, maxHostBytes}, {"outbound_proxy", &a.OutboundProxy, maxHostBytes},
+	} {
+		if why := badText(l, *f.v, f.max); why != "" {
+			errs[f.key], *f.v = why, ""
+		}
+	}
 	return a
 }
 

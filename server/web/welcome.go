@@ -24,11 +24,14 @@ func (s *Server) welcome(c fiber.Ctx) error {
 	errs := views.Errors{}
 	a := s.readAccount(c, errs)
 	a.Enabled = true
+	pw := c.FormValue("password")
+	if why := badText(l, pw, maxPasswordBytes); why != "" {
+		errs["password"] = why
+	}
 	w := views.WelcomeData{Account: a, Errors: errs}
 	if len(errs) > 0 {
 		return s.renderWelcome(c, w, fiber.StatusUnprocessableEntity)
 	}
-	pw := c.FormValue("password")
 	if s.cfg.Phone == nil {
 		w.Failed = l.T("err.nophone")
 		return s.renderWelcome(c, w, fiber.StatusOK)
@@ -46,7 +49,11 @@ func (s *Server) welcome(c fiber.Ctx) error {
 	if s.cfg.Secrets != nil && pw != "" {
 		if err := s.cfg.Secrets.Set("account:"+a.ID, pw); err != nil {
 			s.log.Warn("web: keyring", "secret", "account:"+a.ID, "err", err)
-			w.Errors["password"] = l.T("err.keyring")
+			if store.IsDiskFull(err) { // the keyring's file fallback in the home
+				w.Failed = l.T("welcome.diskfull")
+			} else {
+				w.Errors["password"] = l.T("err.keyring")
+			}
 			return s.renderWelcome(c, w, fiber.StatusUnprocessableEntity)
 		}
 	}
@@ -57,7 +64,13 @@ func (s *Server) welcome(c fiber.Ctx) error {
 		if s.cfg.Secrets != nil {
 			_ = s.cfg.Secrets.Delete("account:" + a.ID) // no account, no password
 		}
-		placeErrors(err, accountFields, "_accounts", w.Errors)
+		if store.IsDiskFull(err) {
+			// settings.json is replaced atomically: the old one stands.
+			s.log.Warn("web: welcome: settings not saved", "err", err)
+			w.Failed = l.T("welcome.diskfull")
+		} else {
+			placeErrors(err, accountFields, "_accounts", w.Errors)
+		}
 		return s.renderWelcome(c, w, fiber.StatusUnprocessableEntity)
 	}
 	s.hub.poke()

@@ -234,9 +234,25 @@ func (s *Server) suggestions(ctx context.Context, q string) []views.Suggestion {
 }
 
 // suggest is GET /dial/suggest?number=...: the options of the dial field.
+// It answers contacts and call history, so it wants what a change wants
+// (checkCSRF lets GETs through): a request from this phone's own page, with
+// the session's token (htmx sends it on every request, layout.templ). What no
+// number holds is refused, not looked up; the refusal changes nothing on the
+// page (HX-Reswap: none).
 func (s *Server) suggest(c fiber.Ctx) error {
 	c.Set("Cache-Control", "no-store")
-	return s.render(c, views.DialSuggestions(s.suggestions(c.Context(), c.Query("number"))))
+	l := s.lang()
+	id, _ := c.Locals(localsSession).(string)
+	if !s.sameOrigin(c) || !s.sessions.checkCSRF(id, c.Get(csrfHeader)) {
+		c.Set("HX-Reswap", "none")
+		return c.Status(fiber.StatusForbidden).SendString(l.T("err.suggest.cross"))
+	}
+	q := c.Query("number")
+	if badText(l, q, maxSuggestBytes) != "" {
+		c.Set("HX-Reswap", "none")
+		return c.Status(fiber.StatusBadRequest).SendString(l.T("err.suggest.bad"))
+	}
+	return s.render(c, views.DialSuggestions(s.suggestions(c.Context(), q)))
 }
 
 // recentCalls is the phone page's recent calls and the missed ones not seen.

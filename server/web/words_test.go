@@ -169,11 +169,11 @@ func TestDialFieldKnowsPeople(t *testing.T) {
 		t.Fatal(err)
 	}
 	finished(t, db, store.HistoryEntry{CallID: "r1", Direction: "out", Number: "+4940555", Outcome: "answered", Reason: "local-hangup", StartedAt: time.Now().Add(-time.Minute)})
-	_, sug := r.do("GET", "/dial/suggest?number=ada", nil, nil)
+	_, sug := r.do("GET", "/dial/suggest?number=ada", nil, map[string]string{"X-CSRF-Token": r.csrf})
 	if !strings.Contains(sug, `value="+49 30 1234567"`) || !strings.Contains(sug, "Ada Lovelace") {
 		t.Errorf("suggestions for ada: %s", sug)
 	}
-	_, sug = r.do("GET", "/dial/suggest?number=4940", nil, nil)
+	_, sug = r.do("GET", "/dial/suggest?number=4940", nil, map[string]string{"X-CSRF-Token": r.csrf})
 	if !strings.Contains(sug, `value="+4940555"`) {
 		t.Errorf("suggestions for 4940: %s", sug)
 	}

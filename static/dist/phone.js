@@ -681,7 +681,7 @@
         headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf() },
         body: new URLSearchParams({ digits })
       });
-      const f = $("#flash");
+      const f = $("#callbar-msg");
       if (!res.ok && f) f.textContent = (await res.text()).trim();
     }).catch(() => void 0);
   }
@@ -720,6 +720,11 @@
     reserve();
     trackFocus();
     dtmfKeys();
+    document.addEventListener("htmx:beforeRequest", (e) => {
+      const elt = e.detail?.elt;
+      const m = $("#callbar-msg");
+      if (m && elt?.closest?.("#live")) m.textContent = "";
+    });
     document.addEventListener("htmx:afterSettle", () => {
       reserve();
       keepFocus();

@@ -108,7 +108,8 @@ export function sendDTMF(call: HTMLElement, digits: string): void {
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-CSRF-Token': csrf() },
       body: new URLSearchParams({ digits }),
     });
-    const f = $('#flash');
+    // Beside the bar, where the person is looking (#flash may be scrolled away).
+    const f = $('#callbar-msg');
     if (!res.ok && f) f.textContent = (await res.text()).trim();
   }).catch(() => undefined);
 }
@@ -161,6 +162,12 @@ export function installCallbar(): void {
   reserve();
   trackFocus();
   dtmfKeys();
+  // A new action of the bar clears the words of the last one that failed.
+  document.addEventListener('htmx:beforeRequest', (e) => {
+    const elt = (e as CustomEvent).detail?.elt as Element | undefined;
+    const m = $('#callbar-msg');
+    if (m && elt?.closest?.('#live')) m.textContent = '';
+  });
   // A boosted navigation brings a new bar: observe it too.
   document.addEventListener('htmx:afterSettle', () => { reserve(); keepFocus(); });
   // Right after an update is swapped in (settling comes 20 ms later).

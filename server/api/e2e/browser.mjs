@@ -51,7 +51,7 @@ const crmURL = `http://localhost:${typeof addr === 'object' && addr ? addr.port 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--autoplay-policy=no-user-gesture-required'],
+    '--disable-sync', '--no-first-run'], // the CRM page plays no audio: Chromium's own autoplay policy
 });
 try {
   const page = await browser.newPage();

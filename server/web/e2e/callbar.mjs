@@ -45,6 +45,10 @@ function home(kamPort) {
   const id = '2d8b6c74-9e3f-4f5c-9a0b-3c4d5e6f7081';
   writeFileSync(join(dir, 'settings.json'), JSON.stringify({
     sip: { listen: '127.0.0.1:0' },
+    // Debug: a failure then shows how each ACK was matched ("ACK outside
+    // any call" names the dialog keys), for the flake of an answer whose
+    // ACK never confirmed it ("answer not confirmed ... No ACK received").
+    diagnostics: { log_level: 'debug' },
     accounts: [{ id, name: 'Alice', username: 'alice', domain: '127.0.0.1', port: kamPort, transport: 'udp', expiry_s: 300, enabled: true }],
   }));
   execFileSync(resolve(binary), ['--home', dir, 'secret', 'set', 'account:' + id], {
@@ -88,7 +92,14 @@ async function noCall() {
 // the header's words change then, and with them (at 360 px) its height.
 async function audioReady() {
   await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab &&
-    window.softphone?.audio?.state === 'ready' && document.querySelector('#take-audio-top')?.hidden, null, { timeout: 15000 });
+    window.softphone?.audio?.state === 'ready' && document.querySelector('#take-audio-top')?.hidden, null, { timeout: 15000 })
+    .catch(async (e) => {
+      // Which part did not come (seen twice at load 20: the tab never took the audio).
+      const why = await page.evaluate(() => JSON.stringify({ holder: document.querySelector('#audio-holder')?.dataset.holder,
+        tab: window.softphone?.tab, state: window.softphone?.audio?.state, takeHidden: document.querySelector('#take-audio-top')?.hidden,
+        focus: document.hasFocus(), visibility: document.visibilityState })).catch(() => '?');
+      throw new Error(String(e?.message ?? e) + ' ' + why);
+    });
 }
 
 // inView: the element lies wholly in the viewport and what is at its centre
@@ -168,6 +179,17 @@ async function atWidth(w, h) {
   await noCall();
 }
 
+// barSays checks that the live-call bar's message region (#callbar-msg)
+// holds the words, is in view, and that #flash at the top stayed empty.
+async function barSays(name, words) {
+  const got = await page.waitForFunction(() => document.querySelector('#callbar-msg')?.textContent.trim() || null, null, { timeout: 8000 })
+    .then((h) => h.jsonValue(), () => '');
+  const v = await inView('#callbar-msg');
+  const flash = await page.evaluate(() => document.querySelector('#flash')?.textContent.trim() ?? '');
+  const live = await page.evaluate(() => { const m = document.querySelector('#callbar-msg'); return !!m?.closest('#live') && m.getAttribute('role') === 'alert'; });
+  check(name, got === words && v.ok && flash === '' && live, JSON.stringify({ got, inView: v, flash, live }));
+}
+
 // german: the bar in German and the dark theme at 360 px fits the width;
 // the phone page's dial pad sends DTMF during the call.
 async function german() {
@@ -201,6 +223,17 @@ async function german() {
   const v = await inView(`#call-${id}-hangup`);
   check('360 px, German: Auflegen is in view', v.ok && (await page.textContent(`#call-${id}-hangup`)) === 'Auflegen', v.why);
   await shot('phone-call-360-de-dark');
+  // A failing action of the bar, in German words beside the bar.
+  await page.click(`#call-${id}-transfer-toggle`);
+  await page.fill(`#xfer-${id}`, 'car<ol');
+  await page.click(`#call-${id}-transfer-blind`);
+  await barSays('360 px, German: a failed transfer says why beside the bar', 'Die Nummer enthält Zeichen, die eine Telefonnummer nicht haben kann.');
+  await shot('failed-action-360-de-dark');
+  // The next action of the bar (a key of its keypad, still open) clears it.
+  await page.click(`#call-${id}-transfer-toggle`);
+  await page.click(`#call-${id}-dtmf-1`);
+  await page.waitForFunction(() => document.querySelector('#callbar-msg')?.textContent === '', null, { timeout: 5000 })
+    .then(() => check('the next action of the bar clears its message', true), () => check('the next action of the bar clears its message', false));
   // A second call rings while the bar is full (keypad open): it is brought
   // into view within the bar, nothing on the page under it moves.
   const before = await where(['main h1', '#dial-form']);
@@ -302,9 +335,18 @@ async function keyboardDay() {
   await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
   check('keys: Tab goes to the transfer target', (await focus()) === `xfer-${id}`, await focus());
-  // The full address: a bare "carol" is completed with the account's domain
-  // but not its port, and kamailio listens on a random port here.
-  const target = `sip:carol@127.0.0.1:${kam.port}`;
+  // A transfer that fails (a character no number can hold) says why beside
+  // the bar, in view, not in #flash at the top of the page (scrolled away).
+  await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+  await page.keyboard.type('car<ol');
+  await page.keyboard.press('Enter');
+  await barSays('keys: a failed transfer says why beside the bar', 'The number has characters a phone number cannot have.');
+  check('keys: after a failed transfer the focus stays in the target', (await focus()) === `xfer-${id}`, await focus());
+  await page.fill(`#xfer-${id}`, '');
+  // A bare name, as people type it: kamailio listens on a random port here
+  // and baresip has no outbound proxy, so carol is reached only when the
+  // completed target carries the account's port.
+  const target = 'carol';
   await page.keyboard.type(target);
   // An update of the bar meanwhile (a tone sent from elsewhere) keeps the
   // open panel, the typed target and the focus in it.
@@ -336,6 +378,13 @@ async function keyboardDay() {
   await noCall();
   await page.waitForFunction(() => document.activeElement?.id === 'number', null, { timeout: 5000 }).catch(() => {});
   check('keys: after Hang up the focus is on the number field', (await focus()) === 'number', await focus());
+  // The dial field's suggestions (GET /dial/suggest wants the page's token
+  // and origin): the page's own request gets bob from the history.
+  await page.fill('#number', '');
+  await page.keyboard.type('bo');
+  await page.waitForSelector('#dial-suggest option[value="bob"]', { state: 'attached', timeout: 10000 })
+    .then(() => check('the dial field suggests bob from the history', true), () => check('the dial field suggests bob from the history', false));
+  await page.fill('#number', '');
 }
 
 try {
@@ -361,11 +410,16 @@ try {
   check('no script errors', errors.length === 0, errors.join(' | '));
 } catch (e) {
   check('callbar walk', false, String(e?.stack ?? e));
-  if (app) console.log('phone log:\n' + app.log().split('\n').slice(-30).join('\n'));
   if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
   if (kam) console.log('kamailio folder (log kept): ' + kam.dir);
   if (page) await page.screenshot({ path: join(out, 'callbar-failed.png') }).catch(() => {});
 } finally {
+  if (failed) {
+    // The phone's side of whatever failed: its log and the end of its SIP trace.
+    if (app) console.log('phone log:\n' + app.log().split('\n').slice(-150).join('\n'));
+    const trace = page ? await page.evaluate(() => fetch('/diagnostics/sip-trace.txt').then((r) => r.text())).catch((e) => String(e)) : '';
+    if (trace) console.log('phone SIP trace (end):\n' + trace.slice(-15000));
+  }
   if (browser) await browser.close().catch(() => {});
   if (app) await stopPhone(app.proc);
   bob?.stop();

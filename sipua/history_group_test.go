@@ -1,0 +1,89 @@
+package sipua
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/softphone/softphone/internal/testpeer"
+	"github.com/softphone/softphone/store"
+)
+
+// groupCountingDB is the store, counting the groups of writes it is handed.
+type groupCountingDB struct {
+	*store.DB
+	mu      sync.Mutex
+	groups  int
+	biggest int
+}
+
+func (g *groupCountingDB) WriteHistory(ctx context.Context, ws []store.HistoryWrite) []error {
+	g.mu.Lock()
+	g.groups++
+	g.biggest = max(g.biggest, len(ws))
+	g.mu.Unlock()
+	return g.DB.WriteHistory(ctx, ws)
+}
+
+// TestHistoryWriterGroupsQueued: the events of a burst of calls that are
+// queued when the history subscriber takes the first are written together
+// (store.WriteHistory), and every call of the burst, and one after it,
+// leaves its complete entry.
+func TestHistoryWriterGroupsQueued(t *testing.T) {
+	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
+	must(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	g := &groupCountingDB{DB: db}
+	p := &Phone{db: g, log: testLogger()}
+	bus := NewBus()
+	sub := bus.Subscribe(64, true)
+	t0 := time.Now().Add(-time.Hour)
+	call := func(i int) {
+		c := Call{ID: "burst-" + strconv.Itoa(i), Direction: DirIn, Number: "+4930" + strconv.Itoa(100+i),
+			URI: "sip:" + strconv.Itoa(100+i) + "@pbx", StartedAt: t0.Add(time.Duration(i) * time.Second), State: StateRingingIn}
+		bus.Publish(Event{Kind: EventCallStarted, Call: c})
+		c.State, c.AnsweredAt = StateActive, c.StartedAt.Add(time.Second)
+		bus.Publish(Event{Kind: EventCallStateChanged, Call: c})
+		c.State, c.EndedAt, c.Outcome, c.Reason = StateEnded, c.AnsweredAt.Add(2*time.Second), OutcomeAnswered, ReasonRemoteHangup
+		bus.Publish(Event{Kind: EventCallEnded, Call: c})
+	}
+	const calls = 40
+	for i := 0; i < calls; i++ { // queued before the subscriber runs
+		call(i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.writeHistory(ctx, sub) }()
+	defer func() { cancel(); <-done }()
+	check := func(i int) {
+		t.Helper()
+		id := "burst-" + strconv.Itoa(i)
+		var h store.HistoryEntry
+		if !testpeer.WaitFor(10*time.Second, func() bool {
+			h, err = db.HistoryByCall(context.Background(), id)
+			return err == nil && !h.Open
+		}) {
+			t.Fatalf("call %s: %+v %v", id, h, err)
+		}
+		start := t0.Add(time.Duration(i) * time.Second)
+		if h.Outcome != OutcomeAnswered || !h.Answered || h.DurationS != 2 ||
+			!h.StartedAt.Equal(start) || !h.AnsweredAt.Equal(start.Add(time.Second)) || h.Number != "+4930"+strconv.Itoa(100+i) {
+			t.Fatalf("call %s: %+v", id, h)
+		}
+	}
+	for i := 0; i < calls; i++ {
+		check(i)
+	}
+	call(calls) // one more, alone
+	check(calls)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// The channel held 16 events when the subscriber took the first: at
+	// least those went together.
+	if g.biggest < 16 {
+		t.Fatalf("largest group %d writes (%d groups), want the queued events together", g.biggest, g.groups)
+	}
+}
