@@ -119,9 +119,36 @@ const where = (sels) => page.evaluate((sels) => ({
   at: sels.map((s) => { const r = document.querySelector(s)?.getBoundingClientRect(); return r ? [Math.round(r.top), Math.round(r.left)] : null; }),
 }), sels);
 
+// firstPaintStays: the phone page as first painted (the live stream held
+// off) and once the stream's state came lays out the same: what the stream
+// fills must be in the first paint too, or the page moves when it comes (the
+// header's office part, filled by the stream alone, grew the header by 48 px
+// at 360 px; under load it came after "before" was measured below, and
+// "nothing moves when the bar appears" saw the page shifted).
+async function firstPaintStays(w, url) {
+  const sels = ['header.top', 'main h1', '#dial-form', '#number', '#h-accounts'];
+  const at = () => page.evaluate((sels) => sels.map((s) => {
+    const r = document.querySelector(s)?.getBoundingClientRect();
+    return r ? [Math.round(r.top), Math.round(r.height)] : null;
+  }), sels);
+  const off = (r) => r.abort();
+  await page.route('**/events', off);
+  await page.goto(url('/'));
+  await page.waitForSelector('#dial-form');
+  const first = await at();
+  await page.unroute('**/events', off);
+  await page.goto(url('/'));
+  await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 });
+  await audioReady();
+  const live = await at();
+  check(`${w} px: the phone page lays out at its first paint as with the live state`, JSON.stringify(first) === JSON.stringify(live),
+    JSON.stringify({ first, live, sels }));
+}
+
 async function atWidth(w, h) {
   await page.setViewportSize({ width: w, height: h });
   const url = (p) => new URL(p, page.url()).href;
+  await firstPaintStays(w, url);
 
   // The phone page: the call appears, nothing moves.
   await page.goto(url('/'));
