@@ -18,7 +18,9 @@
 // it (the RTP sent to bob, captured); after the last call the microphone
 // is closed and no packet passes; a call that ends while the page opens
 // the microphone or gathers ICE candidates leaves the microphone closed
-// and makes no late offer (which took the audio from the tab holding it).
+// and makes no late offer (which took the audio from the tab holding it);
+// on a LAN machine, a page reloaded during a call keeps its audio when the
+// old page's close beacon comes late.
 // Prints "ok"/"FAIL" lines, the measured
 // click-to-microphone time, and "N passed, N failed"; exits 1 on a failure.
 import { mkdtempSync, writeFileSync, readFileSync, existsSync, chmodSync, rmSync } from 'node:fs';
@@ -354,6 +356,38 @@ try {
     });
     check('a call ended while the page opens the microphone: the microphone is closed', r.streams === 2 && r.micOpenOpening === 0, show(r));
     check('a call ended while the page gathers: no offer, the microphone is closed', r.offers === 0 && r.micOpenGathering === 0 && r.state === 'ready', show(r));
+  }
+
+  // 7c. A page reloaded during a call keeps its tab id; the old page's close
+  // beacon may arrive after the new page connected, and it names the old
+  // page's connection (conn), so it leaves the new page's audio alone (it
+  // closed it when the beacon named the tab only). The late beacon is sent
+  // from the new page with the old page's words; the handler closes at
+  // once, so its answer means the phone has acted. WebRTC only (LAN).
+  if (mode === 'lan') {
+    const c = await apiJSON('POST', '/calls', { number: 'bob' });
+    const live = () => window.softphone.audio.state === 'live' && window.softphone.audio.path === 'webrtc' && window.softphone.audio.conn;
+    const oldConn = await page.until('the call live over WebRTC', live, null, 15000).catch((e) => String(e));
+    await page.raw.reload();
+    const newConn = await page.until('the reloaded page live over WebRTC', live, null, 15000).catch((e) => String(e));
+    const late = await page.eval(async (conn) => {
+      const a = window.softphone.audio, pc = a.pc;
+      let changes = 0;
+      pc.addEventListener('connectionstatechange', () => changes++);
+      const csrf = document.querySelector('meta[name="csrf-token"]').content;
+      const res = await fetch('/webrtc/close', { method: 'POST', body: new URLSearchParams({ tab: window.softphone.tab, conn, csrf }) });
+      // Had the phone closed this connection, it would show by the end of the hearing below.
+      window.__lateBeacon = () => ({ status: res.status, same: a.pc === pc, changes, state: pc.connectionState });
+      return res.status;
+    }, oldConn);
+    const tab = await pageHears(page, 1000);
+    const after = await page.eval(() => window.__lateBeacon());
+    check("reload during a call: the old page's late close beacon leaves the new page's audio (it hears bob's 1000 Hz, its connection untouched)",
+      c.status === 201 && oldConn !== newConn && late < 300 && near(tab.hz, 1000) && tab.amp > LOUD && after.same && after.changes === 0 && after.state === 'connected',
+      show({ call: c.status, oldConn, newConn, late, tab, after }));
+    for (const x of (await apiJSON('GET', '/calls')).body ?? []) await apiJSON('POST', `/calls/${x.id}/hangup`, {});
+    await waitCalls(page, () => !!document.querySelector('#calls [data-calls="0"]'), 'no call left');
+    await page.until('the microphone to close', () => window.softphone.audio.mic === null && window.softphone.audio.pc === null, null, 5000).catch(() => {});
   }
 
   // 8. Chromium with a stricter autoplay policy (user-gesture-required)
