@@ -256,6 +256,10 @@
       this.speaker.srcObject = null;
       this.processed = null;
       this.playBlocked = false;
+      for (const sel of ["#level-mic", "#level-speaker"]) {
+        const m = $(sel);
+        if (m) m.value = 0;
+      }
       this.checkHeld();
       if (this.state === "connecting" || this.state === "live") this.set("ready");
     }

@@ -227,6 +227,13 @@ export class Audio {
     this.speaker.srcObject = null;
     this.processed = null;
     this.playBlocked = false;
+    // The level meters rest at once: their frame loop zeroes them only at
+    // its next frame, which a hidden page does not get (they kept the last
+    // levels; browsers.mjs read them still moving once, firefox/lan).
+    for (const sel of ['#level-mic', '#level-speaker']) {
+      const m = $(sel) as HTMLMeterElement | null;
+      if (m) m.value = 0;
+    }
     this.checkHeld();
     if (this.state === 'connecting' || this.state === 'live') this.set('ready');
   }
