@@ -29,7 +29,7 @@ type Page struct {
 	Ended   []EndedView // the call that has just ended, with why
 	// Office is the header's presence and voicemail, rendered at the first
 	// paint as the live stream sends it: filled only by the stream, the
-	// header grew when its first state came (48 px at 360 px wide) and
+	// header grew when its first state came (8 px in callbar.mjs) and
 	// everything under it moved (callbar.mjs).
 	Office *OfficeView
 }
