@@ -182,3 +182,73 @@ func TestHistoryWalkersLetGo(t *testing.T) {
 		t.Fatalf("%d walkers open after Close, want 0", n)
 	}
 }
+
+// TestHistoryWalkersConcurrent: more walks at once than walkers, while
+// calls are written: each page is whole and newest first (the fill and the
+// new calls have rowids in the order of their start), and no more walker
+// connections are open than walkersMax.
+func TestHistoryWalkersConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	fillHistory(t, db, 500)
+	stop := make(chan struct{})
+	wrote := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				wrote <- nil
+				return
+			default:
+			}
+			id := fmt.Sprintf("w%04d", i)
+			at := t0.Add(time.Duration(1000+i) * time.Hour)
+			if err := db.StartHistory(ctx, HistoryEntry{ID: id, CallID: "c" + id, StartedAt: at}); err != nil {
+				wrote <- err
+				return
+			}
+			if err := db.FinishHistory(ctx, HistoryEntry{CallID: "c" + id, Outcome: "answered", EndedAt: at.Add(time.Minute)}); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	errs := make(chan error, 6)
+	for g := range 6 {
+		go func() {
+			var refs []HistoryRef
+			for i := range 150 {
+				limit := 1 + (g*37+i*11)%120
+				var err error
+				if refs, err = db.HistoryPage(ctx, HistoryFilter{Limit: limit}, refs[:0]); err != nil {
+					errs <- err
+					return
+				}
+				if len(refs) != limit {
+					errs <- fmt.Errorf("page of %d: %d refs", limit, len(refs))
+					return
+				}
+				for j := 1; j < len(refs); j++ {
+					if refs[j].Row >= refs[j-1].Row {
+						errs <- fmt.Errorf("page of %d not newest first at %d: %v", limit, j, refs[j-1:j+1])
+						return
+					}
+				}
+				if n := db.walk.open(); n > walkersMax {
+					errs <- fmt.Errorf("%d walker connections open", n)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+}

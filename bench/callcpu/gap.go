@@ -76,9 +76,16 @@ func mediaGap(tb *rig.TB, ph *phone, bobPID int, d time.Duration, conns int) {
 		p50, p99, max := rig.Gaps(at)
 		fmt.Printf("%-46s %4d packets, gap median %5.1f ms, p99 %6.1f ms, max %6.1f ms%s\n", what, len(at), p50, p99, max, tail)
 	}
+	// The phone's own part: how long it held each packet of baresip's
+	// before its packet to the tab left (pass-through: one out per one in),
+	// whatever baresip's own gaps were.
+	held := func(in, out []int64) string {
+		p50, p99, max := rig.Delays(in, out)
+		return fmt.Sprintf("; held in the phone: median %.2f ms, p99 %.2f ms, max %.1f ms", p50, p99, max)
+	}
 	show("baresip to the phone, no load:", quietIn, "")
-	show("the phone to the tab, no load:", quiet, "")
+	show("the phone to the tab, no load:", quiet, held(quietIn, quiet))
 	show(fmt.Sprintf("baresip to the phone, wrk -c%d GET /calls:", conns), loadedIn, "")
 	show(fmt.Sprintf("the phone to the tab, wrk -c%d GET /calls:", conns), loaded,
-		fmt.Sprintf(" (API %.0f req/s, p99 %.1f ms)   target: p99 < 30 ms", rps, p99))
+		fmt.Sprintf(" (API %.0f req/s, p99 %.1f ms)   target: p99 < 30 ms", rps, p99)+held(loadedIn, loaded))
 }

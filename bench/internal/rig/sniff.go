@@ -186,3 +186,23 @@ func UDPPorts(pid int) map[uint16]bool {
 	}
 	return ports
 }
+
+// Delays pairs each packet of out with the last packet of in that came
+// before it and returns the median, 99th percentile and largest of those
+// delays in ms: for a relay, the time it held each packet, apart from how
+// unevenly in arrived (in and out in time order, as Sniff returns them).
+func Delays(in, out []int64) (p50, p99, max float64) {
+	d := make([]float64, 0, len(out))
+	for _, t := range out {
+		i := sort.Search(len(in), func(i int) bool { return in[i] > t }) - 1
+		if i < 0 {
+			continue // before the first packet in
+		}
+		d = append(d, float64(t-in[i])/1e6)
+	}
+	if len(d) == 0 {
+		return 0, 0, 0
+	}
+	sort.Float64s(d)
+	return d[len(d)/2], d[len(d)*99/100], d[len(d)-1]
+}
