@@ -126,7 +126,7 @@ func (w *historyWriter) do(op historyOp) {
 // those that were queued behind it, issue 20), in order, or queues them
 // behind writes that are waiting.
 func (w *historyWriter) flushGroup() {
-	ops := w.group
+	ops := dropSuperseded(w.group)
 	defer func() {
 		clear(ops)
 		if cap(ops) > 64 {
@@ -147,6 +147,34 @@ func (w *historyWriter) flushGroup() {
 			w.queue(op)
 		}
 	}
+}
+
+// dropSuperseded removes from ops each answer that an end of the same call
+// later in ops supersedes, in place, and returns what is left. The end
+// writes the answer too (answered, its moment and by whom), and the rest of
+// what the answer writes, the moment the call was last known alive, only
+// matters while an entry is open: the entry is the same, one write less.
+// None is held back for this: the end is written now, with the answer.
+func dropSuperseded(ops []historyOp) []historyOp {
+	if len(ops) < 2 {
+		return ops
+	}
+	ended := map[string]bool{}
+	keep := len(ops)
+	for i := len(ops) - 1; i >= 0; i-- {
+		op := ops[i]
+		switch {
+		case op.kind == histFinish:
+			ended[op.h.CallID] = true
+		case op.kind == histAnswer && ended[op.h.CallID]:
+			continue // superseded: left out
+		}
+		keep--
+		ops[keep] = op
+	}
+	n := copy(ops, ops[keep:])
+	clear(ops[n:])
+	return ops[:n]
 }
 
 // writeAll makes ops in order; on a failure it reports the index of the

@@ -38,15 +38,7 @@ func (db *DB) HistoryPage(ctx context.Context, f HistoryFilter, into []HistoryRe
 		limit = 100
 	}
 	limit = min(limit, maxHistoryPage)
-	q := historyWalks[0]
-	switch {
-	case f.Missed && f.Declined:
-		q = historyWalks[3]
-	case f.Missed:
-		q = historyWalks[1]
-	case f.Declined:
-		q = historyWalks[2]
-	}
+	q := historyWalkFor(f)
 	sdb, err := db.reader()
 	if err != nil {
 		return into, fmt.Errorf("history page: %w", err)
@@ -170,4 +162,17 @@ func scanHistoryRow(rows *sql.Rows, r *HistoryRow, tags *sql.NullString) error {
 	}
 	h.fill()
 	return nil
+}
+
+// historyWalkFor is the page walk of f's filter (historyWalks' order).
+func historyWalkFor(f HistoryFilter) string {
+	switch {
+	case f.Missed && f.Declined:
+		return historyWalks[3]
+	case f.Missed:
+		return historyWalks[1]
+	case f.Declined:
+		return historyWalks[2]
+	}
+	return historyWalks[0]
 }

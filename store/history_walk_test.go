@@ -17,15 +17,7 @@ func ordinaryWalk(t *testing.T, db *DB, f HistoryFilter) []HistoryRef {
 	if limit <= 0 {
 		limit = 100
 	}
-	q := historyWalks[0]
-	switch {
-	case f.Missed && f.Declined:
-		q = historyWalks[3]
-	case f.Missed:
-		q = historyWalks[1]
-	case f.Declined:
-		q = historyWalks[2]
-	}
+	q := historyWalkFor(f)
 	var args []any
 	if walkBound(q) {
 		args = append(args, limit)

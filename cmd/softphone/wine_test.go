@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -58,12 +60,32 @@ func (w wine) env() []string {
 // run runs a Windows program to its end.
 func (w wine) run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(w.bin, args...)
-	cmd.Env = w.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), wineRunMax)
+	defer cancel()
+	out, err := w.command(ctx, args...).CombinedOutput()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited with 0; only Wine's processes held the pipe
+	}
 	return string(out), err
 }
+
+// command is wine64 with args in the test's prefix, killed when ctx ends.
+// Wine's own processes (services.exe, winedevice.exe, ...) that the first
+// program of the persistent wineserver starts inherit its output and live
+// until `wineserver -k`: once the program has exited its output is not
+// waited for longer than WaitDelay (the test hung 19 minutes on `version`
+// in CI).
+func (w wine) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd.Env = w.env()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// wineRunMax bounds one Windows program of the test (Wine's first start in
+// a prefix takes seconds on a loaded machine, never minutes).
+const wineRunMax = 3 * time.Minute
 
 // reg runs `wine64 reg query KEY [/v NAME]`: the registry as Windows tools see it.
 func (w wine) reg(t *testing.T, key string, value ...string) (string, bool) {
@@ -136,9 +158,11 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	}
 	// The secret goes to the Windows Credential Manager (go-keyring's
 	// wincred), not to secrets.json.
-	setSecret := exec.Command(w.bin, exe, "secret", "set", "api-token")
-	setSecret.Env, setSecret.Stdin = w.env(), strings.NewReader("wine-token\n")
-	if out, err := setSecret.CombinedOutput(); err != nil || !strings.Contains(string(out), "saved in the keyring") {
+	ctx, cancel := context.WithTimeout(context.Background(), wineRunMax)
+	defer cancel()
+	setSecret := w.command(ctx, exe, "secret", "set", "api-token")
+	setSecret.Stdin = strings.NewReader("wine-token\n")
+	if out, err := setSecret.CombinedOutput(); (err != nil && !errors.Is(err, exec.ErrWaitDelay)) || !strings.Contains(string(out), "saved in the keyring") {
 		t.Errorf("secret under wine: %v %s", err, out)
 	}
 

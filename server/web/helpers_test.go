@@ -164,9 +164,25 @@ var client = &http.Client{
 // do sends a request; with the rig's session cookie when it has one.
 func (r *rig) do(method, path string, body io.Reader, hdr map[string]string) (*http.Response, string) {
 	r.t.Helper()
-	req, err := http.NewRequest(method, r.origin+path, body)
+	req, err := r.request(method, path, body, hdr)
 	if err != nil {
 		r.t.Fatal(err)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// request is a request to the rig's server with hdr ("Host" sets the Host)
+// and the rig's session cookie when it has one.
+func (r *rig) request(method, path string, body io.Reader, hdr map[string]string) (*http.Request, error) {
+	req, err := http.NewRequest(method, r.origin+path, body)
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range hdr {
 		if k == "Host" {
@@ -178,13 +194,7 @@ func (r *rig) do(method, path string, body io.Reader, hdr map[string]string) (*h
 	if r.cookie != nil {
 		req.AddCookie(r.cookie)
 	}
-	res, err := client.Do(req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return req, nil
 }
 
 var csrfMeta = regexp.MustCompile(`name="csrf-token" content="([0-9a-f]+)"`)

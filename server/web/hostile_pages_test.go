@@ -18,19 +18,9 @@ import (
 // tryDo is rig.do that gives the transport's error back: a server that
 // refuses a huge request may close the connection before it is all sent.
 func (r *rig) tryDo(method, path string, body []byte, hdr map[string]string) (int, string, error) {
-	req, err := http.NewRequest(method, r.origin+path, bytes.NewReader(body))
+	req, err := r.request(method, path, bytes.NewReader(body), hdr)
 	if err != nil {
 		return 0, "", err
-	}
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	if r.cookie != nil {
-		req.AddCookie(r.cookie)
 	}
 	res, err := client.Do(req)
 	if err != nil {
