@@ -150,6 +150,14 @@ func TestWebRTCReloadLateBeaconFallback(t *testing.T) {
 	if err := wsutil.WriteClientBinary(sock, make([]byte, 640)); err != nil {
 		t.Fatal(err)
 	}
+	// The old WebRTC connection may still show as attached until the
+	// socket's {"audio":"pcm"} is handled, which forgets its name: wait for
+	// that (the late beacon is the one after it).
+	waitFor(t, "the fallback to replace the WebRTC connection", func() bool {
+		r.srv.rtc.mu.Lock()
+		defer r.srv.rtc.mu.Unlock()
+		return r.srv.rtc.ids[tab] == ""
+	})
 	waitFor(t, "the fallback's audio to flow", b.Attached)
 	beacon(t, r, tab, oldConn)
 	if !b.Attached() {
