@@ -133,16 +133,28 @@ async function firstPaintStays(w, url) {
   }), sels);
   const off = (r) => r.abort();
   await page.route('**/events', off);
-  await page.goto(url('/'));
-  await page.waitForSelector('#dial-form');
-  const first = await at();
+  // The first paint is compared in the same audio state as the live one:
+  // the page the server rendered names this tab as the holder (right after
+  // the previous page of this tab closed its socket it may not yet, and then
+  // the header rightly offers "Use this tab" until the stream says more;
+  // CI saw that once at 1280 px). A reload while this tab's socket is open
+  // gives that paint.
+  let first, holder;
+  for (let i = 0; i < 5; i++) {
+    await page.goto(url('/'));
+    await page.waitForSelector('#dial-form');
+    holder = await page.evaluate(() => ({ holder: document.querySelector('#audio-holder')?.dataset.holder, tab: window.softphone?.tab ?? sessionStorage.getItem('softphone-tab') }));
+    first = await at();
+    if (holder.holder && holder.holder === holder.tab) break;
+    await page.waitForFunction(() => window.softphone?.audio?.state === 'ready', null, { timeout: 15000 });
+  }
   await page.unroute('**/events', off);
   await page.goto(url('/'));
   await page.waitForSelector('#accounts [data-state="registered"]', { timeout: 20000 });
   await audioReady();
   const live = await at();
   check(`${w} px: the phone page lays out at its first paint as with the live state`, JSON.stringify(first) === JSON.stringify(live),
-    JSON.stringify({ first, live, sels }));
+    JSON.stringify({ first, live, sels, holder }));
 }
 
 async function atWidth(w, h) {
