@@ -18,6 +18,11 @@ func TestLargeRequestGoesOverTCP(t *testing.T) {
 	testpeer.StartBaresip(t, testpeer.BaresipOpts{User: "bob", Pass: "bobpw", Registrar: kam.Addr(),
 		AutoAnswer: true, Tone: 440, MediaEnc: "srtp", Codecs: []string{"PCMU/8000/1"}})
 	acc := secureAccount(kam, false)
+	// The resent INVITE alone was about 1300-1360 bytes (its CSeq, ports,
+	// SDP version and nonce vary in length), and fell under 1300 once in
+	// CI: a 90-byte display name keeps it well over, and the first INVITE
+	// (no credentials, about 230 bytes less) well under.
+	acc.Name = strings.TrimSpace(strings.Repeat("Alice of Accounts ", 5))
 	a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0"}, Accounts: []store.Account{acc}},
 		secretMap{"account:" + acc.ID: "alicepw"}, nil, withAudio(t))
 	a.waitRegistered()
@@ -41,6 +46,9 @@ func TestLargeRequestGoesOverTCP(t *testing.T) {
 		case strings.Contains(head, "sent UDP"):
 			if strings.Contains(body, "Proxy-Authorization") {
 				t.Errorf("the INVITE with credentials went over UDP (%d bytes)", len(body))
+			}
+			if !strings.Contains(body, acc.Name) {
+				t.Errorf("the INVITE does not carry the display name:\n%s", body)
 			}
 			udpInvite++
 		case strings.Contains(head, "sent TCP"):
