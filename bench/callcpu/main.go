@@ -173,6 +173,7 @@ func main() {
 			m := measure(tb, sd.ph, sd.pg, bob, bobPID, time.Duration(*secs)*time.Second, i == 0 && last && *prof != "", *prof)
 			fmt.Printf("run %d %-5s %.3f%% of a core (%.0f wake-ups/s), baresip %.3f%% (%.0f/s), ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
 				r, sd.ph.name+":", m.phone, m.phoneSw, m.baresip, m.baresipSw, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
+			fmt.Printf("   %s threads:%s\n", sd.ph.name, m.threads)
 			sd.ours, sd.theirs = append(sd.ours, m.phone), append(sd.theirs, m.baresip)
 		}
 		if *floorRuns {
