@@ -1,11 +1,9 @@
 package sipua
 
 import (
-	"context"
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -14,32 +12,16 @@ import (
 
 // presencePhone starts a phone with one presence-publishing account on
 // pbx, answers its REGISTER and returns the phone's first PUBLISH
-// unanswered (and where it came from), with the function that stops the
-// phone; the test's cleanup waits for Serve to return.
-func presencePhone(t *testing.T, pbx *rawPeer) (*Phone, string, *net.UDPAddr, context.CancelFunc) {
+// unanswered, and where it came from.
+func presencePhone(t *testing.T, pbx *rawPeer) (*tphone, string, *net.UDPAddr) {
 	t.Helper()
 	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp",
 		Enabled: true, ExpiryS: 60, Presence: true}
-	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0"}, Accounts: []store.Account{acc}}
-	p, err := New(Config{Settings: s, Secrets: secretMap{}, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("Serve did not return")
-		}
-	})
+	p := startPhone(t, acc, "")
 	reg, from := pbx.read(t, "REGISTER")
 	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
 	pub, from := pbx.read(t, "PUBLISH")
-	return p, pub, from, cancel
+	return p, pub, from
 }
 
 // awaitUnpublish reads until a PUBLISH with another CSeq than prev comes
@@ -72,12 +54,12 @@ func awaitUnpublish(t *testing.T, pbx *rawPeer, prev string) string {
 // removal was sent (TestOfficeEndsAtShutdown failed so, 1 run in 8).
 func TestUnpublishAfterPublishInFlight(t *testing.T) {
 	pbx := newRawPeer(t)
-	p, pub, pubFrom, cancel := presencePhone(t, pbx)
+	p, pub, pubFrom := presencePhone(t, pbx)
 	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
 	n := &notifier{rawPeer: pbx, t: t}
 	sub, from := pbx.read(t, "SUBSCRIBE")
 	n.answer(sub, from, 60)
-	cancel()
+	p.stop()
 	// The unsubscribe shows the stop has begun (the office stops its
 	// subscriptions and publications together); only then the PUBLISH is
 	// answered.
@@ -101,7 +83,7 @@ func TestUnpublishAfterPublishInFlight(t *testing.T) {
 // the tag was dropped and a new publication started instead of a removal.
 func TestUnpublishAfterModifyCutShort(t *testing.T) {
 	pbx := newRawPeer(t)
-	p, pub, from, cancel := presencePhone(t, pbx)
+	p, pub, from := presencePhone(t, pbx)
 	pbx.reply(t, pub, from, "200 OK", "SIP-ETag: e1", "Expires: 60")
 	s := p.settingsNow()
 	s.SIP.PresenceStatus = PresenceAway
@@ -110,7 +92,7 @@ func TestUnpublishAfterModifyCutShort(t *testing.T) {
 	if header(mod, "SIP-If-Match") != "e1" || !strings.Contains(mod, "<rpid:away/>") {
 		t.Fatalf("modification:\n%s", mod)
 	}
-	cancel() // the modification stays unanswered
+	p.stop() // the modification stays unanswered
 	un := awaitUnpublish(t, pbx, mod)
 	if header(un, "Expires") != "0" || header(un, "SIP-If-Match") != "e1" {
 		t.Errorf("not the removal of e1:\n%s", un)
