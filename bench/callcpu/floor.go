@@ -154,18 +154,7 @@ var floorModes = map[string]string{
 // and of each thread that woke (the relay's own thread is marked).
 func floor(tb *rig.TB, d time.Duration, mode string) {
 	cmd := exec.Command(os.Args[0], relayArg, mode)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
+	in, out := rig.StartChild(tb, cmd, false)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var r1, r2, relayTid int
 	if _, err := fmt.Fscan(bufio.NewReader(out), &r1, &r2, &relayTid); err != nil {
