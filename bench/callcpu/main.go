@@ -40,7 +40,13 @@
 // context switches per second (its wake-ups), for both processes.
 // -floor (on by default) runs, after each call, a bare Go relay of the same
 // two streams for the same time (floor.go): the least one wake-up per
-// packet costs on the machine, beside the call.
+// packet costs on the machine, beside the call. -floors picks the relays
+// (issue 20, floor_epoll.go): netpoll (the phone's way), nop (a relay that
+// never returns to Go between packets, as C would), epoll and epollblock (a
+// thread locked in epoll_wait holding its P or not), and netbatch, batch,
+// batchblock (woken by one stream, both read in that wake: fewer wake-ups
+// than packets); each prints every thread's wake-ups. -floor-only runs
+// just the relays, -runs times, with no call.
 // It prints figures; it asserts nothing about them.
 package main
 
