@@ -325,9 +325,32 @@ func (w *historyWriter) heartbeat() (failed bool) {
 }
 
 // tick is the heartbeat's turn: skipped while writes wait for the disk
-// (the retry writes it when they succeed).
+// (the retry writes it when they succeed). It also indexes for search the
+// entries written since the last tick, in one go (store 0021: a batch
+// costs the search index about what one entry did alone).
 func (w *historyWriter) tick() {
 	if len(w.pending) == 0 && !w.backoff.failing() {
 		w.heartbeat()
+		w.indexSearch()
+	}
+}
+
+// searchIndexer indexes noted history entries for search (store.DB).
+type searchIndexer interface {
+	IndexHistorySearch(ctx context.Context) (int, error)
+}
+
+// indexSearch indexes what waits for the search index. A failure is the
+// disk's (the next write says so); a search indexes first anyway, and finds
+// what still waits without the index.
+func (w *historyWriter) indexSearch() {
+	s, ok := w.p.db.(searchIndexer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.IndexHistorySearch(ctx); err != nil {
+		w.p.log.Debug("history search index not brought up to date", "error", err)
 	}
 }
