@@ -37,3 +37,15 @@ func releaseExePages(log *slog.Logger) {
 		log.Debug("executable pages not released", "err", err)
 	}
 }
+
+// releaseExePagesAfterCalls is freeMemAfterCalls' hook: the executable's
+// pages are released at the last release of a quiet spell only (34 s after
+// the last call), when the calls' code is no longer wanted, not 2 s after
+// each call, where the next call would map back what it needs every time.
+func releaseExePagesAfterCalls(log *slog.Logger) func(last bool) {
+	return func(last bool) {
+		if last {
+			releaseExePages(log)
+		}
+	}
+}
