@@ -126,7 +126,7 @@ func (w *historyWriter) do(op historyOp) {
 // those that were queued behind it, issue 20), in order, or queues them
 // behind writes that are waiting.
 func (w *historyWriter) flushGroup() {
-	ops := dropSuperseded(w.group)
+	ops := foldAnswers(dropSuperseded(w.group))
 	defer func() {
 		clear(ops)
 		if cap(ops) > 64 {
@@ -173,6 +173,39 @@ func dropSuperseded(ops []historyOp) []historyOp {
 		ops[keep] = op
 	}
 	n := copy(ops, ops[keep:])
+	clear(ops[n:])
+	return ops[:n]
+}
+
+// foldAnswers folds into a start each answer of the same call later in
+// ops, in place, and returns what is left: the entry is written answered
+// at once, one write less (issue 20: an auto-answered call's start and
+// answer are queued together). Recovery after a crash takes the answer's
+// moment from answered_at as it would from alive_at, which the answer
+// also set.
+func foldAnswers(ops []historyOp) []historyOp {
+	if len(ops) < 2 {
+		return ops
+	}
+	var starts map[string]int
+	n := 0
+	for _, op := range ops {
+		switch op.kind {
+		case histStart:
+			if starts == nil {
+				starts = map[string]int{}
+			}
+			starts[op.h.CallID] = n
+		case histAnswer:
+			if i, ok := starts[op.h.CallID]; ok {
+				s := &ops[i].h
+				s.Answered, s.AnsweredAt, s.AnsweredBy = true, op.h.AnsweredAt, op.h.AnsweredBy
+				continue
+			}
+		}
+		ops[n] = op
+		n++
+	}
 	clear(ops[n:])
 	return ops[:n]
 }
