@@ -10,6 +10,8 @@ import (
 
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 // benchTab connects a bare pion "browser" with PCMU and returns its
@@ -17,14 +19,8 @@ import (
 func benchTab(b *testing.B, br *Bridge) (recv chan *rtp.Packet, send *webrtc.TrackLocalStaticRTP) {
 	b.Helper()
 	recv = make(chan *rtp.Packet, 1024)
-	m := &webrtc.MediaEngine{}
 	capab := webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypePCMU, ClockRate: 8000}
-	m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: capab, PayloadType: 0}, webrtc.RTPCodecTypeAudio)
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	pc, _ := webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
-	b.Cleanup(func() { pc.Close() })
+	pc := testpeer.LoopbackPeer(b, webrtc.RTPCodecParameters{RTPCodecCapability: capab, PayloadType: 0})
 	send, _ = webrtc.NewTrackLocalStaticRTP(capab, "mic", "tab")
 	pc.AddTrack(send)
 	pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {

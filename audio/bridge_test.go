@@ -2,13 +2,14 @@ package audio
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 // fakeTab plays the browser: a pion PeerConnection that offers one codec,
@@ -31,29 +32,18 @@ func (f *fakeTab) headers() []rtp.Header {
 
 func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64, more ...Codec) *fakeTab {
 	t.Helper()
-	m := &webrtc.MediaEngine{}
 	capab := webrtc.RTPCodecCapability{MimeType: "audio/" + c.Name, ClockRate: c.ClockRate, Channels: c.Channels, SDPFmtpLine: c.Fmtp}
 	byPT := map[uint8]Codec{}
+	var offered []webrtc.RTPCodecParameters
 	for _, k := range append([]Codec{c}, more...) {
 		byPT[k.PT] = k
 		kc := webrtc.RTPCodecCapability{MimeType: "audio/" + k.Name, ClockRate: k.ClockRate, Channels: k.Channels, SDPFmtpLine: k.Fmtp}
-		if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: kc, PayloadType: webrtc.PayloadType(k.PT)}, webrtc.RTPCodecTypeAudio); err != nil {
-			t.Fatal(err)
-		}
+		offered = append(offered, webrtc.RTPCodecParameters{RTPCodecCapability: kc, PayloadType: webrtc.PayloadType(k.PT)})
 	}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 8000, SDPFmtpLine: "0-15"}, PayloadType: 126}, webrtc.RTPCodecTypeAudio); err != nil {
-		t.Fatal(err)
-	}
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	pc, err := webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	offered = append(offered, webrtc.RTPCodecParameters{RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: "audio/telephone-event", ClockRate: 8000, SDPFmtpLine: "0-15"}, PayloadType: 126})
+	pc := testpeer.LoopbackPeer(t, offered...)
 	ft := &fakeTab{pc: pc}
-	t.Cleanup(func() { ft.stop(); pc.Close() })
+	t.Cleanup(func() { ft.stop() }) // before the peer's close (cleanups run last first)
 	track := &rawTrack{capab: capab}
 	ft.track = track
 	if _, err := pc.AddTrack(track); err != nil {
@@ -84,36 +74,15 @@ func newFakeTab(t *testing.T, b *Bridge, id string, c Codec, hz float64, more ..
 			}
 		}
 	})
-	connected := make(chan struct{})
-	var once sync.Once
-	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
-		if s == webrtc.PeerConnectionStateConnected {
-			once.Do(func() { close(connected) })
+	testpeer.Connect(t, pc, func(offer string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		answer, err := b.Offer(ctx, id, offer)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return answer
 	})
-	offer, err := pc.CreateOffer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gathered := webrtc.GatheringCompletePromise(pc)
-	if err := pc.SetLocalDescription(offer); err != nil {
-		t.Fatal(err)
-	}
-	<-gathered
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	answer, err := b.Offer(ctx, id, pc.LocalDescription().SDP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-connected:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the fake tab did not connect")
-	}
 	// The microphone: a tone, 20 ms packets.
 	done := make(chan struct{})
 	var wg sync.WaitGroup

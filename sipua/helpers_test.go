@@ -31,6 +31,9 @@ type tphone struct {
 	t   *testing.T
 	sub *Subscription
 	acc store.Account
+	// stop stops the phone before the test ends (the cleanup still
+	// waits for Serve to return).
+	stop context.CancelFunc
 }
 
 func testLogger() *slog.Logger {
@@ -101,7 +104,7 @@ func startPhoneWith(t *testing.T, s store.Settings, sec secretMap, db HistoryDB,
 	if !testpeer.WaitFor(5*time.Second, func() bool { return p.stackPort() != 0 }) {
 		t.Fatal("phone did not start")
 	}
-	tp := &tphone{Phone: p, t: t, sub: sub}
+	tp := &tphone{Phone: p, t: t, sub: sub, stop: cancel}
 	if len(s.Accounts) > 0 {
 		tp.acc = s.Accounts[0]
 	}

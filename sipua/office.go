@@ -43,6 +43,12 @@ type watchState struct {
 type office struct {
 	p *Phone
 
+	// rmu serializes reconcile and stopAll: a reconcile reads what is
+	// wanted, then applies it; two at once could apply an older reading
+	// over a newer one (a contact no longer watched keeps its lamp), and
+	// one running across a stop could start what the stop had ended.
+	rmu sync.Mutex
+
 	mu           sync.Mutex
 	watched      []Watched
 	state        map[string]*watchState   // by contact id
@@ -141,6 +147,8 @@ type wantedSub struct {
 // not running, and stops those no longer wanted (or on a replaced line).
 func (o *office) reconcile() {
 	p := o.p
+	o.rmu.Lock()
+	defer o.rmu.Unlock()
 	o.mu.Lock()
 	if o.stopped {
 		o.mu.Unlock()

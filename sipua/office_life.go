@@ -55,6 +55,8 @@ func (o *office) registered(r Registration) {
 
 // stopAll ends every subscription and publication (shutdown, listener move).
 func (o *office) stopAll() {
+	o.rmu.Lock()
+	defer o.rmu.Unlock()
 	o.mu.Lock()
 	var stops []func()
 	for k, s := range o.subs {

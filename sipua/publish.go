@@ -89,7 +89,7 @@ func (pub *publication) set(value string) {
 
 func (pub *publication) loop(ctx context.Context, value string) {
 	backoff := subMinRetry
-	exp, err := pub.send(ctx, value, pubExpiry)
+	exp, err := pub.sendGrace(ctx, value)
 	for ctx.Err() == nil {
 		wait := time.Duration(float64(exp) * regRefreshShare * float64(time.Second))
 		if err != nil {
@@ -113,14 +113,29 @@ func (pub *publication) loop(ctx context.Context, value string) {
 			refresh = value // start over: a new publication
 			pub.etag = ""
 		}
-		exp, err = pub.send(ctx, refresh, pubExpiry)
-		if err != nil && pub.etag != "" {
+		exp, err = pub.sendGrace(ctx, refresh)
+		if err != nil && pub.etag != "" && ctx.Err() == nil {
 			// 412 Conditional Request Failed (RFC 3903 6.3): the server lost
-			// it; publish anew.
+			// it; publish anew. Not when a stop cut the refresh short: the
+			// publication is still there, and the removal that follows the
+			// stop needs its entity-tag.
 			pub.etag = ""
-			exp, err = pub.send(ctx, value, pubExpiry)
+			exp, err = pub.sendGrace(ctx, value)
 		}
 	}
+}
+
+// sendGrace sends a PUBLISH that a stop does not cut short at once: an
+// answer arriving within 3 s still gives the entity-tag (a new one on
+// every success, RFC 3903 4.1), so the removal that follows the stop can
+// name the publication. Cut short, the server would keep it until it
+// expires: the phone would stay "available" after it quit.
+func (pub *publication) sendGrace(ctx context.Context, value string) (int, error) {
+	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(3*time.Second, cancel) })
+	defer stop()
+	return pub.send(gctx, value, pubExpiry)
 }
 
 func (pub *publication) fail(err error) {

@@ -1,7 +1,6 @@
 package sipua
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +18,7 @@ func TestOfficeEndsAtShutdown(t *testing.T) {
 	pbx := newRawPeer(t)
 	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp",
 		Enabled: true, ExpiryS: 60, Presence: true}
-	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", PresenceStatus: "away"}, Accounts: []store.Account{acc}}
-	p, err := New(Config{Settings: s, Secrets: secretMap{}, Logger: testLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx) }()
-	defer func() { cancel(); <-done }()
+	p := startPhone(t, acc, "", func(s *store.Settings) { s.SIP.PresenceStatus = PresenceAway })
 	reg, from := pbx.read(t, "REGISTER")
 	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
 	pub, from := pbx.read(t, "PUBLISH")
@@ -47,7 +38,7 @@ func TestOfficeEndsAtShutdown(t *testing.T) {
 		}
 	}
 
-	cancel()
+	p.stop()
 	unsubs := map[string]string{}
 	var unpub string
 	for len(unsubs) < 2 || unpub == "" {
@@ -77,12 +68,6 @@ func TestOfficeEndsAtShutdown(t *testing.T) {
 	}
 	if header(unpub, "Expires") != "0" || header(unpub, "SIP-If-Match") != "e1" || header(unpub, "Content-Length") != "0" {
 		t.Errorf("unpublish:\n%s", unpub)
-	}
-	select {
-	case <-done:
-		done <- nil
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return")
 	}
 }
 

@@ -62,6 +62,7 @@ type PhoneData struct {
 	Suggest  []Suggestion // the dial field's list
 	Hotkeys  store.HotkeySettings
 	Audio    store.AudioSettings
+	Lamps    []LampView // the watched contacts at the first paint (the stream updates them)
 }
 
 // ContactsData is the contacts page.
@@ -73,6 +74,7 @@ type ContactsData struct {
 	Errors   map[string]string
 	Imported int
 	Lines    map[string]string // contact id -> line state of watched contacts (issue 19)
+	Lamps    []LampView        // the watched contacts at the first paint (the stream updates them)
 }
 
 // HistoryData is the history page.

@@ -33,18 +33,7 @@ func openPage(tb *rig.TB, url string) *page {
 	}
 	cmd := exec.Command("node", "bench/callcpu/page.mjs", url, mic)
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
+	in, out := rig.StartChild(tb, cmd, true)
 	tb.Cleanup(func() {
 		in.Close()
 		done := make(chan struct{})

@@ -76,18 +76,7 @@ func forward(in, out *net.UDPConn, port uint16) {
 // sized packet every 20 ms each, and prints its CPU and wake-ups.
 func floor(tb *rig.TB, d time.Duration) {
 	cmd := exec.Command(os.Args[0], relayArg)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
+	in, out := rig.StartChild(tb, cmd, false)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var r1, r2 int
 	if _, err := fmt.Fscan(bufio.NewReader(out), &r1, &r2); err != nil {

@@ -34,6 +34,7 @@ func (s *Server) renderContacts(c fiber.Ctx, d views.ContactsData, status int) e
 	}
 	d.Contacts = list
 	d.Lines = s.lineStates(list)
+	d.Lamps = s.lampViews(c.Context())
 	if d.Accounts == nil {
 		d.Accounts = s.accountViews()
 	}

@@ -35,7 +35,7 @@ func (s *Server) renderPhone(c fiber.Ctx, number string) error {
 		}
 	}
 	d := views.PhoneData{Accounts: s.accountViews(), Number: number, Redial: redial, Hotkeys: st.Hotkeys, Audio: st.Audio,
-		Recent: s.recentCalls(c.Context()), Suggest: s.suggestions(c.Context(), "")}
+		Recent: s.recentCalls(c.Context()), Suggest: s.suggestions(c.Context(), ""), Lamps: s.lampViews(c.Context())}
 	return s.render(c, views.PhonePage(s.fullPage(c, "phone"), d))
 }
 

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"github.com/gobwas/ws/wsutil"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 // fakePage plays a phone page's WebRTC side: a pion PeerConnection that
@@ -20,20 +21,8 @@ import (
 // sends back).
 func fakePage(t *testing.T, r *rig, tab string) (pc *webrtc.PeerConnection, conn string) {
 	t.Helper()
-	m := &webrtc.MediaEngine{}
 	pcmu := webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypePCMU, ClockRate: 8000}
-	if err := m.RegisterCodec(webrtc.RTPCodecParameters{RTPCodecCapability: pcmu, PayloadType: 0}, webrtc.RTPCodecTypeAudio); err != nil {
-		t.Fatal(err)
-	}
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	pc, err := webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(se)).NewPeerConnection(webrtc.Configuration{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
+	pc = testpeer.LoopbackPeer(t, webrtc.RTPCodecParameters{RTPCodecCapability: pcmu, PayloadType: 0})
 	mic, err := webrtc.NewTrackLocalStaticSample(pcmu, "mic", "page")
 	if err != nil {
 		t.Fatal(err)
@@ -41,39 +30,20 @@ func fakePage(t *testing.T, r *rig, tab string) (pc *webrtc.PeerConnection, conn
 	if _, err := pc.AddTrack(mic); err != nil {
 		t.Fatal(err)
 	}
-	connected := make(chan struct{})
-	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
-		if s == webrtc.PeerConnectionStateConnected {
-			close(connected)
+	testpeer.Connect(t, pc, func(offer string) string {
+		body, _ := json.Marshal(map[string]string{"tab": tab, "sdp": offer})
+		res, text := r.do("POST", "/webrtc/offer", strings.NewReader(string(body)), map[string]string{
+			"Content-Type": "application/json", "Origin": r.origin, "Sec-Fetch-Site": "same-origin", "X-CSRF-Token": r.csrf})
+		if res.StatusCode != 200 {
+			t.Fatalf("offer: %d %s", res.StatusCode, text)
 		}
+		var ans struct{ SDP, Conn string }
+		if err := json.Unmarshal([]byte(text), &ans); err != nil || ans.Conn == "" {
+			t.Fatalf("answer without a connection name: %s", text)
+		}
+		conn = ans.Conn
+		return ans.SDP
 	})
-	offer, err := pc.CreateOffer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gathered := webrtc.GatheringCompletePromise(pc)
-	if err := pc.SetLocalDescription(offer); err != nil {
-		t.Fatal(err)
-	}
-	<-gathered
-	body, _ := json.Marshal(map[string]string{"tab": tab, "sdp": pc.LocalDescription().SDP})
-	res, text := r.do("POST", "/webrtc/offer", strings.NewReader(string(body)), map[string]string{
-		"Content-Type": "application/json", "Origin": r.origin, "Sec-Fetch-Site": "same-origin", "X-CSRF-Token": r.csrf})
-	if res.StatusCode != 200 {
-		t.Fatalf("offer: %d %s", res.StatusCode, text)
-	}
-	var ans struct{ SDP, Conn string }
-	if err := json.Unmarshal([]byte(text), &ans); err != nil || ans.Conn == "" {
-		t.Fatalf("answer without a connection name: %s", text)
-	}
-	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: ans.SDP}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-connected:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the page's WebRTC connection never connected")
-	}
 	go func() {
 		frame := make([]byte, 160)
 		for i := range frame {
@@ -88,7 +58,7 @@ func fakePage(t *testing.T, r *rig, tab string) (pc *webrtc.PeerConnection, conn
 			_ = mic.WriteSample(media.Sample{Data: frame, Duration: 20 * time.Millisecond})
 		}
 	}()
-	return pc, ans.Conn
+	return pc, conn
 }
 
 // beacon is the close beacon phone.ts sends on pagehide.

@@ -806,8 +806,11 @@
       const key = audio.state === "connecting" ? "connecting" : h.live === "true" ? "live" : "here";
       return { text: w[key] ?? "", ok: true };
     }
+    if (!holder && document.hasFocus() && performance.now() < retakeBound) return { text: w.connecting ?? "", ok: true };
     return { text: (holder ? w.other : w.none) ?? "", ok: false };
   }
+  var retakeMs = 1e4;
+  var retakeBound = performance.now() + retakeMs;
   function audioSign() {
     const mine = $("#audio-holder")?.dataset.holder === tabID();
     audio.need(needsAudio() && (mine || audio.state === "connecting" || audio.state === "live"));
@@ -961,6 +964,7 @@
     setInterval(tick, 1e3);
     audio.onchange = refresh;
     refresh();
+    setTimeout(refresh, retakeMs);
     void audio.open().then(() => devices());
     window.addEventListener("focus", () => void post("/webrtc/focus", { tab: tabID() }).catch(() => void 0));
     window.addEventListener("pagehide", () => {

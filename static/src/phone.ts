@@ -63,8 +63,20 @@ function audioWords(): { text: string; ok: boolean } {
     const key = audio.state === 'connecting' ? 'connecting' : h.live === 'true' ? 'live' : 'here';
     return { text: w[key] ?? '', ok: true };
   }
+  if (!holder && document.hasFocus() && performance.now() < retakeBound) return { text: w.connecting ?? '', ok: true };
   return { text: (holder ? w.other : w.none) ?? '', ok: false };
 }
+
+// A page in front takes the audio with its audio socket's first report
+// (rtc.ts, socket) or with its focus. On a reload the old page's socket
+// closes first, and for a moment no tab holds the audio: the header
+// offered "Use this tab" (a row more at 360 px) and took it back a moment
+// later. So while no tab holds the audio in the first retakeMs of a page
+// in front, the header says this tab's audio is connecting, which it is;
+// when another tab holds it, the header says so, and past retakeMs (the
+// socket never reported) the header says no tab holds it.
+const retakeMs = 10000;
+const retakeBound = performance.now() + retakeMs;
 
 // audioSign updates the header and the call cards, and opens or closes
 // this tab's audio as the calls need it.
@@ -226,6 +238,7 @@ function start(): void {
   setInterval(tick, 1000);
   audio.onchange = refresh;
   refresh();
+  setTimeout(refresh, retakeMs); // past retakeBound: the header's words without "connecting"
   void audio.open().then(() => devices());
   window.addEventListener('focus', () => void post('/webrtc/focus', { tab: tabID() }).catch(() => undefined));
   // The bridge drops the connection this page made at once instead of

@@ -157,6 +157,51 @@ async function firstPaintStays(w, url) {
     JSON.stringify({ first, live, sels, holder }));
 }
 
+// reloadTakesAudioQuietly: a reload of the page that holds the audio, at
+// 360 px, in the moment when the old page's socket has closed and the new
+// one has not yet reported (the audio socket held back by the test until
+// the page was told no tab holds the audio): the header says this tab's
+// audio is connecting and offers no "Use this tab", at the height it keeps
+// once the tab holds the audio again. Before, it offered the button, a row
+// more, and took it back a moment later.
+async function reloadTakesAudioQuietly(url) {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(url('/'));
+  await audioReady();
+  let open;
+  const gate = new Promise((r) => { open = r; });
+  let held = true;
+  await page.routeWebSocket(/\/audio\/ws/, async (ws) => {
+    if (!held) { ws.connectToServer(); return; }
+    // Open to the page, but the phone hears nothing yet: what the page
+    // sends waits, then goes on in order.
+    const waiting = [];
+    let server = null;
+    ws.onMessage((m) => (server ? server.send(m) : waiting.push(m)));
+    await gate;
+    server = ws.connectToServer();
+    server.onMessage((m) => ws.send(m));
+    for (const m of waiting) server.send(m);
+  });
+  const header = () => page.evaluate(() => ({
+    h: Math.round(document.querySelector('header.top').getBoundingClientRect().height),
+    take: !document.querySelector('#take-audio-top').hidden,
+    text: document.querySelector('#audio-text').textContent,
+    words: document.querySelector('#audio-words').dataset.connecting,
+    focus: document.hasFocus(), vis: document.visibilityState, t: Math.round(performance.now()),
+  }));
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === '' && window.softphone, null, { timeout: 15000 });
+  const between = await header();
+  held = false;
+  open();
+  await audioReady();
+  const after = await header();
+  check('a reload offers no "Use this tab" while the page takes the audio back', !between.take && between.text === between.words,
+    JSON.stringify(between));
+  check('the header keeps its height through a reload', between.h === after.h, JSON.stringify({ between, after }));
+}
+
 async function atWidth(w, h) {
   await page.setViewportSize({ width: w, height: h });
   const url = (p) => new URL(p, page.url()).href;
@@ -446,6 +491,7 @@ try {
   for (const [w, h] of [[1280, 900], [360, 740]]) await atWidth(w, h);
   await keyboardDay();
   await german();
+  await reloadTakesAudioQuietly((p) => new URL(p, page.url()).href);
   check('no script errors', errors.length === 0, errors.join(' | '));
 } catch (e) {
   check('callbar walk', false, String(e?.stack ?? e));
