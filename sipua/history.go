@@ -27,6 +27,7 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 					if !ok {
 						w.flushGroup()
 						w.flush()
+						w.indexSearch()
 						return
 					}
 					w.event(e)
@@ -36,6 +37,7 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 				default:
 					w.flushGroup()
 					w.flush()
+					w.indexSearch()
 					return
 				}
 			}

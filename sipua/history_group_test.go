@@ -111,3 +111,59 @@ func TestDropSuperseded(t *testing.T) {
 		t.Fatalf("one write: %+v", one)
 	}
 }
+
+// TestFoldAnswers: an answer whose call's start is among the same writes
+// goes into the start; others stay, in order.
+func TestFoldAnswers(t *testing.T) {
+	at := time.Now()
+	op := func(k historyKind, id string) historyOp { return historyOp{kind: k, h: store.HistoryEntry{CallID: id}} }
+	ans := func(id string) historyOp {
+		return historyOp{kind: histAnswer, h: store.HistoryEntry{CallID: id, AnsweredAt: at, AnsweredBy: "no"}}
+	}
+	ops := []historyOp{ans("z"), op(histStart, "a"), op(histStart, "b"), ans("a"), op(histFinish, "b"), ans("c")}
+	got := foldAnswers(ops)
+	want := []historyOp{ans("z"), op(histStart, "a"), op(histStart, "b"), op(histFinish, "b"), ans("c")}
+	if len(got) != len(want) {
+		t.Fatalf("got %d writes, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].kind != want[i].kind || got[i].h.CallID != want[i].h.CallID {
+			t.Fatalf("write %d: %v %s, want %v %s", i, got[i].kind, got[i].h.CallID, want[i].kind, want[i].h.CallID)
+		}
+	}
+	if a := got[1].h; !a.Answered || !a.AnsweredAt.Equal(at) || a.AnsweredBy != "no" {
+		t.Fatalf("start of a: %+v, want it answered", a)
+	}
+	if b := got[2].h; b.Answered || !b.AnsweredAt.IsZero() {
+		t.Fatalf("start of b: %+v, want it as it was", b)
+	}
+}
+
+// TestStartAndAnswerWrittenOnce: a call's start and answer handed over
+// together leave an open, answered entry in the database, written by one
+// statement; a crash now closes it as answered from that moment on.
+func TestStartAndAnswerWrittenOnce(t *testing.T) {
+	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
+	must(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	g := &groupCountingDB{DB: db}
+	p := &Phone{db: g, log: testLogger()}
+	w := newHistoryWriter(p)
+	t0 := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	c := Call{ID: "auto-1", Direction: DirIn, Number: "+49301234567", StartedAt: t0, State: StateRingingIn}
+	w.event(Event{Kind: EventCallStarted, Call: c})
+	c.State, c.AnsweredAt = StateActive, t0.Add(10*time.Millisecond)
+	w.event(Event{Kind: EventCallStateChanged, Call: c})
+	w.flushGroup()
+	if g.groups != 0 {
+		t.Fatalf("%d groups handed over; want the one write alone", g.groups)
+	}
+	h, err := db.HistoryByCall(context.Background(), c.ID)
+	if err != nil || !h.Open || !h.Answered || !h.AnsweredAt.Equal(c.AnsweredAt) || h.AnsweredBy != "no" || !h.StartedAt.Equal(t0) {
+		t.Fatalf("entry = %+v, %v; want it open and answered", h, err)
+	}
+	open, err := db.InterruptedHistory(context.Background())
+	if err != nil || len(open) != 1 || !open[0].AnsweredAt.Equal(c.AnsweredAt) || open[0].Outcome != "answered" {
+		t.Fatalf("after a crash now: %+v, %v; want it answered", open, err)
+	}
+}

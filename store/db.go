@@ -30,6 +30,7 @@ type DB struct {
 	rd          *sql.DB       // the read pool of history pages (db_read.go)
 	hot         hotStmts      // the prepared statements of every call's writes (sqlstmt.go)
 	walk        pageWalkers   // the prepared page walks of GET /history (history_walk.go)
+	searchNoted searchNoted   // entries may wait for the search index (history_search.go)
 }
 
 // dsnPragmas are the connection settings of DEPENDENCIES.md: WAL, a busy
@@ -81,6 +82,7 @@ func OpenDB(path string) (*DB, error) {
 	}
 	db.replayJournal(ctx)                                // never stops the start: JournalReplay tells what happened
 	db.hjournal.replayErr = db.replayHistoryJournal(ctx) // the same: HistoryJournalReplay
+	db.noteSearch()                                      // what a crash left noted is indexed at the first chance
 	return db, nil
 }
 

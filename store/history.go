@@ -78,6 +78,7 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 	if err != nil {
 		return err
 	}
+	db.noteSearch()
 	if len(e.Tags) == 0 {
 		// Every call starts here: one statement on a kept prepared
 		// statement (sqlstmt.go), no transaction around it (it is atomic
@@ -139,6 +140,7 @@ func (db *DB) FinishHistory(ctx context.Context, e HistoryEntry) error {
 	// lost takes the slower way. The statement is the same text for every
 	// call (so it is prepared once): an identity field or start left empty
 	// keeps what the entry has (nullif/coalesce).
+	db.noteSearch() // a number, name or uri learned at the end
 	n, err := db.hotExec(ctx, finishUpdate, args...)
 	if err != nil {
 		return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
@@ -239,8 +241,12 @@ func (db *DB) ListHistory(ctx context.Context, f HistoryFilter) ([]HistoryEntry,
 	if t := strings.TrimSpace(f.Text); utf8.RuneCountInString(t) >= 3 {
 		// The trigram index finds substrings of 3 or more characters,
 		// case-insensitively, like the LIKE below but without a scan.
-		where = append(where, "rowid IN (SELECT rowid FROM history_search WHERE history_search MATCH ?)")
-		args = append(args, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		// Entries not yet in it are indexed first (history_search.go).
+		if _, err := db.IndexHistorySearch(ctx); err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("list history: %w", err)
+		}
+		w, a := searchWhere(`"`+strings.ReplaceAll(t, `"`, `""`)+`"`, "%"+escapeLike(t)+"%")
+		where, args = append(where, w), append(args, a...)
 	} else if t != "" {
 		like := "%" + escapeLike(t) + "%"
 		where = append(where, `(number LIKE ? ESCAPE '\' OR name LIKE ? ESCAPE '\' OR uri LIKE ? ESCAPE '\')`)

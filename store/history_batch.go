@@ -39,6 +39,7 @@ type HistoryWrite struct {
 // its own error.
 func (db *DB) WriteHistory(ctx context.Context, ws []HistoryWrite) []error {
 	b := historyBatch{ws: ws}
+	db.noteSearch()
 	if len(ws) < minHistoryGroup {
 		for i, w := range ws {
 			b.set(i, db.writeOne(ctx, w))

@@ -29,7 +29,7 @@ func (db *DB) AnswerHistory(ctx context.Context, callID string, at time.Time, an
 
 // answerUpdate records an answer (AnswerHistory; the arguments of answerArgs).
 const answerUpdate = `UPDATE history SET answered = 1, answered_at = ?1, answered_by = ?2,
-		alive_at = max(alive_at, ?1), rev = random() WHERE call_id = ?3 AND open = 1`
+		alive_at = max(alive_at, ?1) WHERE call_id = ?3 AND open = 1`
 
 func answerArgs(callID string, at time.Time, answeredBy string) ([]any, error) {
 	if callID == "" || at.IsZero() {

@@ -34,6 +34,7 @@ func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
 	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.txt; the binary at .bin)")
+	idleFor := flag.Duration("idle", 3*time.Second, "how long the phone stays idle before the calls (its RSS is read at 3 s and at the end of it)")
 	prebuilt := flag.String("bin", "", "run this softphone binary instead of building ./cmd/softphone (to measure two trees in one stretch; -pprof needs it built with the pprof overlay)")
 	flag.Parse()
 	tb := &rig.TB{}
@@ -98,6 +99,11 @@ func main() {
 	time.Sleep(3 * time.Second) // idle: what the phone holds when nothing happens
 	idle, bobIdle := rss(tb, pid), rss(tb, bobPID)
 	fmt.Printf("idle RSS: phone %s | baresip %s\n", idle, bobIdle)
+	if *idleFor > 3*time.Second { // what an idle phone touches again over time
+		time.Sleep(*idleFor - 3*time.Second)
+		idle, bobIdle = rss(tb, pid), rss(tb, bobPID)
+		fmt.Printf("idle RSS after %v: phone %s | baresip %s\n", *idleFor, idle, bobIdle)
+	}
 	if *prof != "" { // the runtime's figures at idle, beside those 40 s after the calls
 		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
 			tb.Fatal(err)
@@ -111,7 +117,14 @@ func main() {
 	defer conn.Close()
 	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sipPort}
 	me := conn.LocalAddr().(*net.UDPAddr).Port
-	for i := 0; i < 10; i++ { // warm-up
+	// The first call after idle: what the phone maps again or reads
+	// from disk (page faults: proc(5) minflt, majflt) and how long it takes.
+	f0 := faults(tb, pid)
+	firstInvite, firstCall := oneCallTimed(tb, conn, dst, me, -1)
+	f1 := faults(tb, pid)
+	fmt.Printf("first call after idle: INVITE to 200 %v, whole call %v, page faults %d minor, %d major\n",
+		firstInvite.Round(time.Microsecond), firstCall.Round(time.Microsecond), f1[0]-f0[0], f1[1]-f0[1])
+	for i := 1; i < 10; i++ { // warm-up
 		oneCall(tb, conn, dst, me, -1-i)
 	}
 	time.Sleep(time.Second)
@@ -205,9 +218,30 @@ func cpu(tb *rig.TB, pid int) time.Duration {
 	return c
 }
 
+// faults reads the page faults of process pid so far: minor, major
+// (proc(5) /proc/pid/stat fields 10 and 12).
+func faults(tb *rig.TB, pid int) [2]int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // from field 3 (state) on
+	minflt, _ := strconv.Atoi(f[7])
+	majflt, _ := strconv.Atoi(f[9])
+	return [2]int{minflt, majflt}
+}
+
 // oneCall places one call on the phone and ends it: INVITE, the 200 of the
 // auto-answer, ACK, BYE and its 200. It returns how long that took.
 func oneCall(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, me, i int) time.Duration {
+	_, d := oneCallTimed(tb, conn, dst, me, i)
+	return d
+}
+
+// oneCallTimed is oneCall that also returns the time from the INVITE to its
+// 200.
+func oneCallTimed(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, me, i int) (time.Duration, time.Duration) {
 	callID := fmt.Sprintf("uas-%d-%d@bench", time.Now().UnixNano(), i)
 	sdp := "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
 	head := func(method, branch string, cseq int) string {
@@ -220,11 +254,12 @@ func oneCall(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, me, i int) time.Du
 		"Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s", me, len(sdp), sdp)
 	send(tb, conn, dst, inv)
 	ok := read(tb, conn, "SIP/2.0 200", callID)
+	answered := time.Since(start)
 	to := header(ok, "to")
 	send(tb, conn, dst, head("ACK", fmt.Sprintf("ack%d", i), 1)+to+"\r\nContent-Length: 0\r\n\r\n")
 	send(tb, conn, dst, head("BYE", fmt.Sprintf("bye%d", i), 2)+to+"\r\nContent-Length: 0\r\n\r\n")
 	read(tb, conn, "SIP/2.0 200", "2 BYE")
-	return time.Since(start)
+	return answered, time.Since(start)
 }
 
 func send(tb *rig.TB, conn *net.UDPConn, dst *net.UDPAddr, msg string) {

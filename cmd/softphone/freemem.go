@@ -37,7 +37,9 @@ func callEvents(e sipua.Event) bool { return sipua.IsCallEvent(e.Kind) }
 // lossless: a lost call-ended would leave a call counted forever (which
 // only means no early release).
 // at are the moments of the releases after the last call's end (freeMemAt).
-func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.Duration, freed func()) {
+// freed, when not nil, is called after each release; last says whether it
+// was the quiet spell's last.
+func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.Duration, freed func(last bool)) {
 	live := map[string]bool{}
 	stage := 0 // the next release of at
 	var quietFrom time.Time
@@ -68,7 +70,7 @@ func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.D
 		case <-t.C:
 			debug.FreeOSMemory()
 			if freed != nil {
-				freed()
+				freed(stage == len(at)-1)
 			}
 			if stage++; stage < len(at) {
 				t.Reset(time.Until(quietFrom.Add(at[stage])))

@@ -15,10 +15,10 @@ func TestFreeMemAfterLastCall(t *testing.T) {
 	bus := sipua.NewBus()
 	sub := bus.SubscribeOnly(64, true, callEvents)
 	defer sub.Close()
-	freed := make(chan struct{}, 4)
+	freed := make(chan bool, 4) // whether it is the quiet spell's last release
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go freeMemAfterCalls(ctx, sub, []time.Duration{freeMemQuiet, freeMemQuiet + time.Second}, func() { freed <- struct{}{} })
+	go freeMemAfterCalls(ctx, sub, []time.Duration{freeMemQuiet, freeMemQuiet + time.Second}, func(last bool) { freed <- last })
 	call := func(kind sipua.EventKind, id string, st sipua.CallState) {
 		bus.Publish(sipua.Event{Kind: kind, Call: sipua.Call{ID: id, State: st}})
 	}
@@ -34,12 +34,18 @@ func TestFreeMemAfterLastCall(t *testing.T) {
 	}
 	call(sipua.EventCallEnded, "b", sipua.StateEnded)
 	select {
-	case <-freed:
+	case last := <-freed:
+		if last {
+			t.Fatal("the first release is said to be the last")
+		}
 	case <-time.After(freeMemQuiet + 10*time.Second):
 		t.Fatal("memory not released after the last call ended")
 	}
 	select {
-	case <-freed:
+	case last := <-freed:
+		if !last {
+			t.Fatal("the second release is not said to be the last")
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("memory not released a second time")
 	}

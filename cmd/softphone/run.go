@@ -146,7 +146,8 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
 	senders.Go(func() error { return transcripts.Serve(sctx) })
-	senders.Go(func() error { freeMemAfterCalls(sctx, memSub, freeMemAt, nil); return nil })
+	senders.Go(func() error { freeMemAfterCalls(sctx, memSub, freeMemAt, releaseExePagesAfterCalls(log)); return nil })
+	senders.Go(func() error { releaseAfterStart(sctx, log); return nil })
 
 	// The first part to fail, or the signal, stops everything in order.
 	failed := make(chan error, 3)
