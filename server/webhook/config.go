@@ -49,7 +49,7 @@ const (
 	DefaultRetryBase = 5 * time.Second  // first retry after 2.5-5 s
 	DefaultRetryMax  = 10 * time.Minute // backoff ceiling (Retry-After may ask for more)
 	DefaultMaxAge    = 24 * time.Hour   // an event still undelivered after this is given up
-	DefaultPoll      = time.Second      // how often the outbox is looked at for due retries
+	DefaultPoll      = time.Second      // how often the outbox is looked at while deliveries are in flight or outcomes wait in memory (sleep.go)
 	DefaultBuffer    = 4096             // bus subscription buffer, events
 	ProductToken     = "softphone"      // User-Agent product token
 )

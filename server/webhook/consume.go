@@ -61,9 +61,11 @@ func (s *Sender) Subscribe(bus *sipua.Bus) *sipua.Subscription {
 }
 
 // Keep tells whether an event would be queued now: a call event of a kind
-// not silenced, while webhooks are on.
+// not silenced, while webhooks are on. A call-ended marked Recovered is in
+// the outbox already (recovered.go); it comes through only to wake the
+// dispatcher, which no longer looks at the outbox every second (sleep.go).
 func (s *Sender) Keep(e sipua.Event) bool {
-	return sipua.IsCallEvent(e.Kind) && !e.Recovered && s.wants(string(e.Kind))
+	return sipua.IsCallEvent(e.Kind) && s.wants(string(e.Kind))
 }
 
 // read moves one subscription's call events into the outbox until ctx ends
@@ -71,8 +73,6 @@ func (s *Sender) Keep(e sipua.Event) bool {
 func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 	r := &reader{s: s, sub: sub, timer: time.NewTimer(time.Hour)}
 	r.timer.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -114,8 +114,6 @@ func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 		case <-r.timer.C:
 			r.armed = false
 			r.flush(ctx)
-		case <-tick.C:
-			s.busDrops(sub, &r.seen)
 		}
 	}
 }
@@ -125,6 +123,10 @@ func (s *Sender) read(ctx context.Context, sub *sipua.Subscription) {
 func (r *reader) take(e sipua.Event) {
 	r.read++
 	if !r.s.Keep(e) { // asked again: the settings may have changed since Publish
+		return
+	}
+	if e.Recovered { // stored with its history entry before it was published
+		r.s.poke()
 		return
 	}
 	p, _ := Payload(e)

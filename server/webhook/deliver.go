@@ -24,28 +24,34 @@ const storeTimeout = 5 * time.Second
 // gives only the oldest event of each call). The heads it read stay valid
 // until delivered (only this loop removes events), so the outbox is asked
 // again only when they are used up, or when a delivery ends and nothing else
-// is ready; that keeps the queries few at high rates. It returns when ctx
-// ends and every delivery in flight has finished.
+// is ready; that keeps the queries few at high rates. Between those it
+// sleeps until the next thing it has to do (sleep.go): an enqueue or a
+// settings change pokes it, and a timer is armed only for the earliest
+// retry. It returns when ctx ends and every delivery in flight has finished.
 func (s *Sender) dispatch(ctx context.Context) {
 	inflight := make(map[string]bool, s.cfg.Workers)
 	done := make(chan string, s.cfg.Workers)
 	var ready []store.OutboxEvent
-	poll := time.NewTicker(s.cfg.Poll)
-	defer poll.Stop()
+	z := newSleeper()
+	defer z.stop()
 	defer func() {
 		for len(inflight) > 0 {
 			delete(inflight, <-done)
 		}
 	}()
 	ask := true
+	var asked time.Time
 	for {
+		readFailed := false
 		if !s.enabled() {
 			ready = ready[:0]
 		} else {
 			if ask && len(ready) == 0 && len(inflight) < s.cfg.Workers {
 				now := time.Now()
+				asked = now
 				due, err := s.db.DueOutbox(ctx, now, dueBatch)
 				if err != nil && ctx.Err() == nil {
+					readFailed = true
 					s.readLog.fail(s.log, "webhook outbox not read", err)
 				}
 				for _, ev := range due {
@@ -66,6 +72,7 @@ func (s *Sender) dispatch(ctx context.Context) {
 			}
 		}
 		ask = false
+		z.arm(s.wait(ctx, asked, len(inflight) > 0 || len(ready) > 0, readFailed), s.armed)
 		select {
 		case <-ctx.Done():
 			return
@@ -74,7 +81,8 @@ func (s *Sender) dispatch(ctx context.Context) {
 			ask = true
 		case <-s.wake:
 			ask = true
-		case <-poll.C:
+		case <-z.c():
+			z.fired()
 			s.storeMarks(ctx)
 			ask = true
 		}

@@ -47,6 +47,13 @@ func (ms *marks) add(seq int64, m mark) {
 	ms.m[seq] = m
 }
 
+// pending tells whether outcomes wait to be written.
+func (ms *marks) pending() bool {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	return len(ms.m) > 0
+}
+
 // hold tells whether ev must not be sent now, and gives an event that may
 // be sent the attempts made in memory (so its backoff keeps growing).
 func (ms *marks) hold(ev *store.OutboxEvent, now time.Time) bool {

@@ -11,8 +11,8 @@ import (
 // Outboxed renders e as the outbox events it makes now: one when webhooks
 // are on and its kind is not silenced, else none. The phone stores them with
 // the closing of a call a crash cut off, in one transaction
-// (sipua.Phone.OutboxInterrupted), which is why they do not come through
-// the subscription (Keep refuses events marked Recovered).
+// (sipua.Phone.OutboxInterrupted), which is why the subscription's copy,
+// marked Recovered, is not queued again: it only wakes the dispatcher.
 func (s *Sender) Outboxed(e sipua.Event) []store.OutboxEvent {
 	if !sipua.IsCallEvent(e.Kind) || !s.wants(string(e.Kind)) {
 		return nil

@@ -39,6 +39,8 @@ type Sender struct {
 
 	marks   marks   // outcomes not yet written (marks.go)
 	readLog rateLog // failures of reading the outbox, logged at most once a minute
+
+	armed func(time.Duration) // tests: hears each sleep the dispatcher arms (below 0: until poked)
 }
 
 // New builds a Sender; it sends nothing until Serve runs.
