@@ -2,7 +2,6 @@ package sipua
 
 import (
 	"context"
-	"time"
 
 	"github.com/softphone/softphone/store"
 )
@@ -15,8 +14,7 @@ import (
 func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 	defer sub.Close()
 	w := newHistoryWriter(p)
-	tick := time.NewTicker(aliveEvery)
-	defer tick.Stop()
+	defer w.beat.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -50,11 +48,13 @@ func (p *Phone) writeHistory(ctx context.Context, sub *Subscription) {
 			// transaction when there are enough (store.WriteHistory).
 			// Nothing waits for more to come.
 			w.takeQueued(sub)
+			w.handled()
 			w.flushGroup()
-		case <-tick.C:
-			w.tick()
+		case <-w.beat.C:
+			w.beatFired()
 		case <-w.retry.C:
 			w.flush()
+			w.wantBeat() // what it wrote is indexed at the next beat
 		}
 	}
 }

@@ -66,13 +66,17 @@ type historyWriter struct {
 	backoff  retryBackoff
 	retry    *time.Timer
 	armed    bool
+	beat     *time.Timer // the heartbeat's next turn, while beating (history_beat.go)
+	beating  bool
 	rlog     rateLog
 }
 
 func newHistoryWriter(p *Phone) *historyWriter {
 	w := &historyWriter{p: p, live: map[string]bool{}, answered: map[string]bool{},
-		backoff: retryBackoff{min: time.Second, max: 30 * time.Second}, retry: time.NewTimer(time.Hour)}
+		backoff: retryBackoff{min: time.Second, max: 30 * time.Second}, retry: time.NewTimer(time.Hour),
+		beat: time.NewTimer(time.Hour)}
 	w.retry.Stop()
+	w.beat.Stop()
 	return w
 }
 
