@@ -21,6 +21,8 @@ import (
 // Config holds what the API needs. Settings, Phone, DB, Secrets and Metrics
 // are required; the rest may be nil.
 type Config struct {
+	retrying func(bool) // tests: hears after each apply whether a bind retry is armed
+
 	Settings    Settings
 	Phone       Phone
 	DB          DB
@@ -136,10 +138,22 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	st := s.cfg.Settings.Get()
 	s.cur.Store(&st)
-	retry := time.NewTicker(retryEvery)
+	// The retry timer runs only while the port could not be bound: it
+	// ticked every retryEvery for the life of the process, an idle phone's
+	// wake-up for nothing (issue 20).
+	retry := time.NewTimer(retryEvery)
+	retry.Stop()
 	defer retry.Stop()
 	for {
-		s.apply(*s.cur.Load())
+		failed := s.apply(*s.cur.Load())
+		if failed {
+			retry.Reset(retryEvery)
+		} else {
+			retry.Stop()
+		}
+		if s.cfg.retrying != nil {
+			s.cfg.retrying(failed)
+		}
 		select {
 		case <-ctx.Done():
 			s.stop()
@@ -160,7 +174,7 @@ func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
 }
 
 // apply makes the listener match st.
-func (s *Server) apply(st store.Settings) {
+func (s *Server) apply(st store.Settings) (failed bool) {
 	want := st.API.Enabled && st.Integration.Enabled
 	s.mu.Lock()
 	live := s.live
@@ -170,7 +184,7 @@ func (s *Server) apply(st store.Settings) {
 		live = nil
 	}
 	if !want || live != nil {
-		return
+		return false
 	}
 	l, err := s.start(st.API.Port)
 	if err != nil {
@@ -179,13 +193,14 @@ func (s *Server) apply(st store.Settings) {
 			s.failedPort = st.API.Port
 			s.log.Warn("local control API cannot listen; trying again every few seconds", "port", st.API.Port, "err", err)
 		}
-		return
+		return true
 	}
 	s.failedPort = 0
 	s.mu.Lock()
 	s.live = l
 	s.mu.Unlock()
 	s.log.Info("local control API listening", "addr", l.ln.Addr().String())
+	return false
 }
 
 // start binds 127.0.0.1:port (loopback only, rest-api.md 3) and serves it.
