@@ -90,6 +90,7 @@ type measured struct {
 	in, out            int
 	codecIn, codecOut  string
 	heardHz            float64
+	threads            string // the phone's threads that woke, busiest first
 }
 
 // measure places one call to bob, lets it settle, reads both processes'
@@ -112,11 +113,13 @@ func measure(tb *rig.TB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int,
 		go func() { profDone <- fetchProfile(ph.pprofAddr, d, profPath) }()
 	}
 	s0 := pg.stats(tb)
+	t0, _ := rig.ThreadsOf(ph.pid)
 	ps0, bs0 := switches(tb, ph.pid), switches(tb, bobPID)
 	p0, b0, w0 := runTime(tb, ph.pid), runTime(tb, bobPID), time.Now()
 	time.Sleep(d) // the measured stretch of call
 	p1, b1, wall := runTime(tb, ph.pid), runTime(tb, bobPID), time.Since(w0)
 	ps1, bs1 := switches(tb, ph.pid), switches(tb, bobPID)
+	t1, _ := rig.ThreadsOf(ph.pid)
 	s1 := pg.stats(tb)
 	if profile {
 		if err := <-profDone; err != nil {
@@ -134,7 +137,8 @@ func measure(tb *rig.TB, ph *phone, pg *page, bob *testpeer.Baresip, bobPID int,
 		phone:   100 * (p1 - p0).Seconds() / wall.Seconds(),
 		baresip: 100 * (b1 - b0).Seconds() / wall.Seconds(),
 		phoneSw: float64(ps1-ps0) / wall.Seconds(), baresipSw: float64(bs1-bs0) / wall.Seconds(),
-		wall: wall, in: s1.In - s0.In, out: s1.Out - s0.Out, codecIn: s1.CodecIn, codecOut: s1.CodecOut,
+		threads: threadLine(t0, t1, wall, 0),
+		wall:    wall, in: s1.In - s0.In, out: s1.Out - s0.Out, codecIn: s1.CodecIn, codecOut: s1.CodecOut,
 	}
 	if recs := bob.Recordings(); len(recs) > 0 {
 		if t, err := testpeer.AnalyseFile(recs[len(recs)-1], 0); err == nil {

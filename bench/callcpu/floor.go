@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -27,19 +29,83 @@ import (
 // socket 1 gets to the first peer and what socket 2 gets to the second.
 const relayArg = "-floor-relay-child"
 
-func relayChild() {
+func relayChild(mode string) {
+	// Something else waits in the netpoller, as the phone's listeners do:
+	// the runtime then keeps a thread blocked in its epoll_wait while idle.
+	if l, err := net.Listen("tcp4", "127.0.0.1:0"); err == nil {
+		go func() { _, _ = l.Accept() }()
+	}
+	if mode != "netpoll" && mode != "netbatch" {
+		epollChild(mode)
+		return
+	}
 	c1, err1 := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	c2, err2 := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err1 != nil || err2 != nil {
 		os.Exit(1)
 	}
-	fmt.Println(c1.LocalAddr().(*net.UDPAddr).Port, c2.LocalAddr().(*net.UDPAddr).Port)
+	fmt.Println(c1.LocalAddr().(*net.UDPAddr).Port, c2.LocalAddr().(*net.UDPAddr).Port, 0)
 	var a, b uint16
 	if _, err := fmt.Scan(&a, &b); err != nil {
 		os.Exit(1)
 	}
+	if mode == "netbatch" {
+		netBatch(c1, c2, a, b)
+		return
+	}
 	go forward(c1, c2, a)
 	forward(c2, c1, b)
+}
+
+// netBatch is the netpoller's relay woken by the first stream only: each
+// wake forwards what the first socket holds and then what the second one
+// holds, read without waiting. The second stream's packets wait in their
+// socket for the first's next packet, up to one packet time (a product
+// would need a backstop timer for a first stream that stops; none here).
+// The second socket is taken out of the netpoller (below).
+func netBatch(c1, c2 *net.UDPConn, a, b uint16) {
+	r1, err1 := c1.SyscallConn()
+	r2, err2 := c2.SyscallConn()
+	if err1 != nil || err2 != nil {
+		return
+	}
+	buf := make([]byte, 1500)
+	sa := [2]syscall.RawSockaddrInet4{
+		{Family: syscall.AF_INET, Addr: [4]byte{127, 0, 0, 1}, Port: a<<8 | a>>8},
+		{Family: syscall.AF_INET, Addr: [4]byte{127, 0, 0, 1}, Port: b<<8 | b>>8},
+	}
+	var fd1, fd2 uintptr
+	_ = r1.Control(func(fd uintptr) { fd1 = fd })
+	_ = r2.Control(func(fd uintptr) { fd2 = fd })
+	// The second socket must not be in the netpoller's epoll set at all: a
+	// datagram on any socket it knows wakes the thread waiting there, read
+	// or not. So the relay moves to a duplicate of it and closes the
+	// original, which takes it out of that set.
+	dup, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, fd2, syscall.F_DUPFD_CLOEXEC, 0)
+	if e != 0 || c2.Close() != nil {
+		return
+	}
+	fd2 = dup
+	in, out := [2]uintptr{fd1, fd2}, [2]uintptr{fd2, fd1}
+	relay := func(i int) bool {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, in[i], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
+		if e != 0 {
+			return false
+		}
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_SENDTO, out[i], uintptr(unsafe.Pointer(&buf[0])), r, 0,
+			uintptr(unsafe.Pointer(&sa[i])), syscall.SizeofSockaddrInet4)
+		return true
+	}
+	wait := func(uintptr) bool { // drain both; wait (false) only when the first had nothing
+		got := relay(0)
+		for relay(0) {
+		}
+		for relay(1) {
+		}
+		return got
+	}
+	for r1.Read(wait) == nil {
+	}
 }
 
 func forward(in, out *net.UDPConn, port uint16) {
@@ -72,14 +138,26 @@ func forward(in, out *net.UDPConn, port uint16) {
 	}
 }
 
+// floorModes are the relays measured, in this order (floor_epoll.go).
+var floorModes = map[string]string{
+	"netpoll":    "raw recvfrom/sendto, waits in the netpoller (the phone today)",
+	"netbatch":   "as netpoll, woken by the first stream only, both read in that wake (the second waits up to 20 ms)",
+	"epoll":      "one thread locked, epoll_wait as a system call holding its P (sysmon takes it after 10 ms)",
+	"epollblock": "one thread locked, epoll_wait after handing its P back at once (entersyscallblock)",
+	"nop":        "one thread that never comes back to Go between packets: epoll_wait, recvfrom, sendto alone, as a C relay",
+	"batch":      "as epoll, woken by the first stream only, both read in that wake (the second waits up to 20 ms)",
+	"batchblock": "as epollblock, woken by the first stream only, both read in that wake",
+}
+
 // floor runs the relay for d with two peers in this process sending a PCMU
-// sized packet every 20 ms each, and prints its CPU and wake-ups.
-func floor(tb *rig.TB, d time.Duration) {
-	cmd := exec.Command(os.Args[0], relayArg)
+// sized packet every 20 ms each, and prints its CPU and wake-ups, in all
+// and of each thread that woke (the relay's own thread is marked).
+func floor(tb *rig.TB, d time.Duration, mode string) {
+	cmd := exec.Command(os.Args[0], relayArg, mode)
 	in, out := rig.StartChild(tb, cmd, false)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	var r1, r2 int
-	if _, err := fmt.Fscan(bufio.NewReader(out), &r1, &r2); err != nil {
+	var r1, r2, relayTid int
+	if _, err := fmt.Fscan(bufio.NewReader(out), &r1, &r2, &relayTid); err != nil {
 		tb.Fatal(err)
 	}
 	var peers [2]*net.UDPConn
@@ -123,9 +201,40 @@ func floor(tb *rig.TB, d time.Duration) {
 	}
 	time.Sleep(2 * time.Second)
 	pid := cmd.Process.Pid
+	t0, _ := rig.ThreadsOf(pid)
 	c0, s0, g0, w0 := runTime(tb, pid), switches(tb, pid), got.Load(), time.Now()
 	time.Sleep(d)
 	c1, s1, g1, wall := runTime(tb, pid), switches(tb, pid), got.Load(), time.Since(w0)
-	fmt.Printf("floor: a bare Go relay of two 50 packet/s streams (raw recvfrom/sendto, no SRTP): %.3f%% of a core, %.0f wake-ups/s, %.0f packets/s forwarded\n",
-		100*(c1-c0).Seconds()/wall.Seconds(), float64(s1-s0)/wall.Seconds(), float64(g1-g0)/wall.Seconds())
+	t1, _ := rig.ThreadsOf(pid)
+	fmt.Printf("floor %-10s %.3f%% of a core, %.0f wake-ups/s, %.0f packets/s forwarded (%s; no SRTP)\n   threads:%s\n",
+		mode+":", 100*(c1-c0).Seconds()/wall.Seconds(), float64(s1-s0)/wall.Seconds(), float64(g1-g0)/wall.Seconds(),
+		floorModes[mode], threadLine(t0, t1, wall, relayTid))
+}
+
+// threadLine lists the threads that woke over the stretch, busiest first:
+// wake-ups/s and % of a core each; the relay's own thread is marked.
+func threadLine(t0, t1 map[int]rig.Thread, wall time.Duration, relayTid int) string {
+	type th struct {
+		tid  int
+		sw   float64
+		cpu  float64
+		wait string
+	}
+	var l []th
+	for tid, b := range t1 {
+		a := t0[tid]
+		if sw := float64(b.Switches-a.Switches) / wall.Seconds(); sw >= 0.5 {
+			l = append(l, th{tid, sw, 100 * (b.CPU - a.CPU).Seconds() / wall.Seconds(), b.Wait})
+		}
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].sw > l[j].sw })
+	var s strings.Builder
+	for _, x := range l {
+		mark := ""
+		if x.tid == relayTid {
+			mark = " (relay)"
+		}
+		fmt.Fprintf(&s, " %.0f/s %.3f%% [%s]%s;", x.sw, x.cpu, x.wait, mark)
+	}
+	return s.String()
 }

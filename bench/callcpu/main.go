@@ -40,7 +40,13 @@
 // context switches per second (its wake-ups), for both processes.
 // -floor (on by default) runs, after each call, a bare Go relay of the same
 // two streams for the same time (floor.go): the least one wake-up per
-// packet costs on the machine, beside the call.
+// packet costs on the machine, beside the call. -floors picks the relays
+// (issue 20, floor_epoll.go): netpoll (the phone's way), nop (a relay that
+// never returns to Go between packets, as C would), epoll and epollblock (a
+// thread locked in epoll_wait holding its P or not), and netbatch, batch,
+// batchblock (woken by one stream, both read in that wake: fewer wake-ups
+// than packets); each prints every thread's wake-ups. -floor-only runs
+// just the relays, -runs times, with no call.
 // It prints figures; it asserts nothing about them.
 package main
 
@@ -71,8 +77,8 @@ const accountID = "0b6f3c8e-5d21-4a7e-9f10-6c2d8e4b7a35"
 const noKeyring = "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == relayArg {
-		relayChild()
+	if len(os.Args) == 3 && os.Args[1] == relayArg {
+		relayChild(os.Args[2])
 		return
 	}
 	secs := flag.Int("secs", 20, "measured seconds of each call")
@@ -90,10 +96,29 @@ func main() {
 	cmpPath := flag.String("cmp", "", "a second phone binary (e.g. main's) with a page of its own: its calls alternate with the first's, each figure beside the other's in the same stretch")
 	idle := flag.Bool("idle", true, "measure the idle phone (no page, page open) and the clicks on Call first")
 	floorRuns := flag.Bool("floor", true, "after each call, a bare Go relay of the same two streams for the same time (the floor)")
+	floorList := flag.String("floors", "netpoll,epoll,epollblock", "the floor relays run after each call (of netpoll, epoll, epollblock, batch, batchblock: floor.go)")
+	floorOnly := flag.Bool("floor-only", false, "run only the floor relays, -runs times, no call")
 	flag.Parse()
 	tb := &rig.TB{}
 	defer tb.Close()
 	fmt.Printf("machine: %s\n", rig.Machine())
+	modes := strings.Split(*floorList, ",")
+	for _, m := range modes {
+		if floorModes[m] == "" {
+			tb.Fatalf("-floors: no relay %q", m)
+		}
+	}
+	floors := func() {
+		for _, m := range modes {
+			floor(tb, time.Duration(*secs)*time.Second, m)
+		}
+	}
+	if *floorOnly {
+		for r := 1; r <= *runs; r++ {
+			floors()
+		}
+		return
+	}
 
 	bin := *binPath
 	if bin == "" {
@@ -154,10 +179,11 @@ func main() {
 			m := measure(tb, sd.ph, sd.pg, bob, bobPID, time.Duration(*secs)*time.Second, i == 0 && last && *prof != "", *prof)
 			fmt.Printf("run %d %-5s %.3f%% of a core (%.0f wake-ups/s), baresip %.3f%% (%.0f/s), ratio %.2f over %v; page got %d packets (%s), sent %d (%s); baresip heard %.0f Hz\n",
 				r, sd.ph.name+":", m.phone, m.phoneSw, m.baresip, m.baresipSw, m.phone/m.baresip, m.wall.Round(time.Millisecond), m.in, m.codecIn, m.out, m.codecOut, m.heardHz)
+			fmt.Printf("   %s threads:%s\n", sd.ph.name, m.threads)
 			sd.ours, sd.theirs = append(sd.ours, m.phone), append(sd.theirs, m.baresip)
 		}
 		if *floorRuns {
-			floor(tb, time.Duration(*secs)*time.Second)
+			floors()
 		}
 	}
 	for _, sd := range sides {

@@ -126,3 +126,56 @@ func SwitchesOf(pid int) (int64, error) {
 	}
 	return sum, nil
 }
+
+// Thread is one thread's CPU time (schedstat, ns) and context switches so
+// far (voluntary + involuntary, from status).
+type Thread struct {
+	CPU      time.Duration
+	Switches int64
+	Wait     string // the system call it sleeps in now, when known (sysmon sleeps in nanosleep, the netpoller in epoll_pwait)
+}
+
+// waits names the system calls a Go thread sleeps in (x86-64 numbers).
+var waits = map[string]string{"35": "nanosleep", "202": "futex", "232": "epoll_wait", "281": "epoll_pwait", "0": "read", "45": "recvfrom", "7": "poll", "270": "pselect6", "23": "select"}
+
+// ThreadsOf reads every thread of process pid (issue 20: which thread of a
+// relay wakes, e.g. the runtime's monitor, sysmon, beside the one that
+// carries the packets).
+func ThreadsOf(pid int) (map[int]Thread, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*", pid))
+	if err != nil || len(tasks) == 0 {
+		return nil, fmt.Errorf("process %d: no threads", pid)
+	}
+	out := map[int]Thread{}
+	for _, t := range tasks {
+		tid, _ := strconv.Atoi(filepath.Base(t))
+		var th Thread
+		if b, err := os.ReadFile(filepath.Join(t, "schedstat")); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				ns, _ := strconv.ParseInt(f[0], 10, 64)
+				th.CPU = time.Duration(ns)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(t, "syscall")); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				th.Wait = waits[f[0]]
+				if th.Wait == "" {
+					th.Wait = "syscall " + f[0]
+				}
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(t, "status"))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && (k == "voluntary_ctxt_switches" || k == "nonvoluntary_ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				th.Switches += n
+			}
+		}
+		out[tid] = th
+	}
+	return out, nil
+}
