@@ -167,3 +167,49 @@ func TestStartAndAnswerWrittenOnce(t *testing.T) {
 		t.Fatalf("after a crash now: %+v, %v; want it answered", open, err)
 	}
 }
+
+// indexCountingDB is the store, counting the entries the history writer
+// has it index for search.
+type indexCountingDB struct {
+	*store.DB
+	mu      sync.Mutex
+	indexed int
+}
+
+func (d *indexCountingDB) IndexHistorySearch(ctx context.Context) (int, error) {
+	n, err := d.DB.IndexHistorySearch(ctx)
+	d.mu.Lock()
+	d.indexed += n
+	d.mu.Unlock()
+	return n, err
+}
+
+// TestHistoryWriterIndexesSearch: the history writer has the entries it
+// wrote indexed for search on its heartbeat's tick, with no search asking.
+func TestHistoryWriterIndexesSearch(t *testing.T) {
+	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
+	must(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	d := &indexCountingDB{DB: db}
+	if _, err := db.IndexHistorySearch(context.Background()); err != nil { // nothing from the open
+		t.Fatal(err)
+	}
+	p := &Phone{db: d, log: testLogger()}
+	bus := NewBus()
+	sub := bus.Subscribe(64, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.writeHistory(ctx, sub) }()
+	defer func() { cancel(); <-done }()
+	c := Call{ID: "idx-1", Direction: DirIn, Number: "+4930555", StartedAt: time.Now(), State: StateRingingIn}
+	bus.Publish(Event{Kind: EventCallStarted, Call: c})
+	c.State, c.EndedAt, c.Outcome, c.Reason = StateEnded, time.Now(), OutcomeMissed, ReasonCancelled
+	bus.Publish(Event{Kind: EventCallEnded, Call: c})
+	if !testpeer.WaitFor(3*aliveEvery+5*time.Second, func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.indexed == 1
+	}) {
+		t.Fatalf("indexed %d entries, want the call's", d.indexed)
+	}
+}

@@ -277,3 +277,34 @@ func TestHistoryRevOnlyForClosedEntries(t *testing.T) {
 		t.Fatal("closing an open entry did not stamp rev")
 	}
 }
+
+// Entries a stop (or a crash) left noted are indexed after the next open,
+// at the first IndexHistorySearch, without a search first.
+func TestHistorySearchNotedAcrossOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "softphone.db")
+	db, err := OpenDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartHistory(ctx, HistoryEntry{CallID: "left", Number: "+49 511 4242", Name: "Left Noted"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = OpenDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if p := searchState(t, db); p != 1 {
+		t.Fatalf("after reopening: %d noted, want 1", p)
+	}
+	if n, err := db.IndexHistorySearch(ctx); err != nil || n != 1 {
+		t.Fatalf("IndexHistorySearch after reopening = %d, %v; want 1", n, err)
+	}
+	if p := searchState(t, db); p != 0 || indexed(t, db, "noted") != 1 {
+		t.Fatalf("after indexing: %d noted, %d indexed", p, indexed(t, db, "noted"))
+	}
+}
