@@ -10,9 +10,9 @@
 // the call while bob's phone stops ringing. Run it inside `unshare -n`.
 // Prints "N passed, N failed" and exits non-zero on a failure.
 import { chromium } from 'playwright-core';
-import { startPhone, stopPhone, freePort } from './peers.mjs';
+import { startPhone, stopPhone, freePort, spawnGroup } from './peers.mjs';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, openSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,10 +49,9 @@ async function kamailioPresence() {
   const port = await freePort();
   const cfg = readFileSync(join(testdata, 'kamailio-presence.cfg'), 'utf8').replaceAll('@PORT@', String(port)).replaceAll('@RUNDIR@', dir);
   writeFileSync(join(dir, 'kamailio.cfg'), cfg);
-  const fd = openSync(join(dir, 'kamailio.log'), 'a');
-  const proc = spawn('kamailio', ['-f', join(dir, 'kamailio.cfg'), '-DD', '-E', '-Y', dir, '-m', '64', '-M', '8'], { stdio: ['ignore', fd, fd] });
+  const { stop } = spawnGroup('kamailio', ['-f', join(dir, 'kamailio.cfg'), '-DD', '-E', '-Y', dir, '-m', '64', '-M', '8'], join(dir, 'kamailio.log'));
   await waitFor('kamailio', () => listening(port));
-  return { port, dir, stop: () => proc.kill('SIGKILL') };
+  return { port, dir, stop };
 }
 
 // home writes a phone's settings and its account password (secrets.json:

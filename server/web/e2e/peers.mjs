@@ -36,10 +36,26 @@ async function waitFor(what, fn, ms = 10000) {
   throw new Error('timed out waiting for ' + what);
 }
 
-function run(cmd, args, log) {
+// Process groups of the servers started by spawnGroup that are still up.
+const groups = new Set();
+process.on('exit', () => { for (const pid of groups) { try { process.kill(-pid, 'SIGKILL'); } catch {} } });
+
+// spawnGroup starts a server that forks workers (kamailio -M 8 runs about
+// nine processes) in a process group of its own, its output appended to
+// log; stop kills the whole group. Killing only the main process left its
+// workers running after every suite (a clean CI run left over a hundred).
+// Groups still up when this node process exits are killed then.
+export function spawnGroup(cmd, args, log) {
   const fd = openSync(log, 'a');
-  const p = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
-  return p;
+  const proc = spawn(cmd, args, { stdio: ['ignore', fd, fd], detached: true });
+  groups.add(proc.pid);
+  proc.on('exit', () => groups.delete(proc.pid));
+  const stop = () => {
+    if (!groups.has(proc.pid)) return;
+    try { process.kill(-proc.pid, 'SIGKILL'); } catch {}
+    groups.delete(proc.pid);
+  };
+  return { proc, stop };
 }
 
 export async function kamailio() {
@@ -48,9 +64,9 @@ export async function kamailio() {
   const cfg = readFileSync(join(repo, 'internal/testpeer/testdata/kamailio.cfg'), 'utf8')
     .replaceAll('@PORT@', String(port)).replaceAll('@RUNDIR@', dir);
   writeFileSync(join(dir, 'kamailio.cfg'), cfg);
-  const proc = run('kamailio', ['-f', join(dir, 'kamailio.cfg'), '-DD', '-E', '-Y', dir, '-m', '64', '-M', '8'], join(dir, 'kamailio.log'));
+  const { stop } = spawnGroup('kamailio', ['-f', join(dir, 'kamailio.cfg'), '-DD', '-E', '-Y', dir, '-m', '64', '-M', '8'], join(dir, 'kamailio.log'));
   await waitFor('kamailio', () => listening('udp', port) && listening('tcp', port));
-  return { port, dir, stop: () => proc.kill('SIGKILL') };
+  return { port, dir, stop };
 }
 
 // startPhone runs the softphone binary on home and gives its process, a
