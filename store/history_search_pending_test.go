@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/go-gormigrate/gormigrate/v2"
 )
 
 // searchState reads how many entries wait for the search index and checks
@@ -161,17 +159,7 @@ func TestHistorySearchFindsWhatWaits(t *testing.T) {
 func TestMigrationHistorySearchPending(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "softphone.db")
-	i := slices.IndexFunc(migrations, func(m *gormigrate.Migration) bool { return m.ID == "0021_history_search_pending" })
-	if i < 0 {
-		t.Fatal("migration 0021_history_search_pending is not listed")
-	}
-	all, allVersion := migrations, schemaVersion
-	migrations, schemaVersion = all[:i], i // the program as it was before 0021
-	db, err := OpenDB(path)
-	if err != nil {
-		migrations, schemaVersion = all, allVersion
-		t.Fatal(err)
-	}
+	db := openBefore(t, path, "0021_history_search_pending")
 	for _, id := range []string{"old1", "old2"} {
 		e := HistoryEntry{CallID: id, Number: "+49 40 777" + id[3:], Name: "Old " + id, StartedAt: t0}
 		if err := db.StartHistory(ctx, e); err != nil {
@@ -185,9 +173,8 @@ func TestMigrationHistorySearchPending(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	migrations, schemaVersion = all, allVersion
 
-	db, err = OpenDB(path)
+	db, err := OpenDB(path)
 	if err != nil {
 		t.Fatalf("OpenDB with 0021: %v", err)
 	}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/go-gormigrate/gormigrate/v2"
 )
 
 // A database made by the program before migration 0016 keeps its history
@@ -16,17 +14,7 @@ import (
 func TestMigrationHistorySIPStatus(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "softphone.db")
-	i := slices.IndexFunc(migrations, func(m *gormigrate.Migration) bool { return m.ID == "0016_history_sip_status" })
-	if i < 0 {
-		t.Fatal("migration 0016_history_sip_status is not listed")
-	}
-	all, allVersion := migrations, schemaVersion
-	migrations, schemaVersion = all[:i], i // the program as it was before 0016
-	db, err := OpenDB(path)
-	migrations, schemaVersion = all, allVersion
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openBefore(t, path, "0016_history_sip_status")
 	var cols []string
 	if err := db.g.Raw("SELECT name FROM pragma_table_info('history')").Scan(&cols).Error; err != nil || slices.Contains(cols, "sip_status") {
 		t.Fatalf("before 0016: columns %v, %v", cols, err)
@@ -40,7 +28,7 @@ func TestMigrationHistorySIPStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	db, err = OpenDB(path)
+	db, err := OpenDB(path)
 	if err != nil {
 		t.Fatalf("OpenDB with 0016: %v", err)
 	}
