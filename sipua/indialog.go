@@ -111,7 +111,11 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 			}
 			return res, nil
 		case <-tx.Done():
-			return nil, fmt.Errorf("%s: %w", method, tx.Err())
+			err := tx.Err()
+			if err == nil { // see doRequest
+				err = errNoAnswer
+			}
+			return nil, fmt.Errorf("%s: %w", method, err)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}

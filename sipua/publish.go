@@ -172,9 +172,9 @@ func (pub *publication) send(ctx context.Context, value string, expires int) (in
 		req.SetBody(buildPIDF(a.String(), value))
 	}
 	l.prepare(req)
-	res, err := l.client.Do(ctx, req)
+	res, err := doRequest(ctx, l.client, req)
 	if err == nil && (res.StatusCode == 401 || res.StatusCode == 407) {
-		res, err = l.client.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: l.password()})
+		res, err = doDigest(ctx, l.client, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: l.password()})
 		pub.mu.Lock()
 		pub.cseq = max(pub.cseq, req.CSeq().SeqNo+1)
 		pub.mu.Unlock()

@@ -216,7 +216,7 @@ func (l *line) register(ctx context.Context, expires int) (int, error) {
 			return 0, fmt.Errorf("%w: %w", ErrRegistration, err)
 		}
 		if res.StatusCode == 401 || res.StatusCode == 407 {
-			res, err = l.client.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: l.password()})
+			res, err = doDigest(ctx, l.client, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: l.password()})
 			l.mu.Lock()
 			l.cseq = req.CSeq().SeqNo + 1
 			l.mu.Unlock()
@@ -275,7 +275,7 @@ func (l *line) sendRegister(ctx context.Context, expires int) (*sip.Response, *s
 	req.AppendHeader(&contact)
 	req.AppendHeader(sip.NewHeader("Expires", strconv.Itoa(expires)))
 	l.prepare(req)
-	res, err := l.client.Do(ctx, req)
+	res, err := doRequest(ctx, l.client, req)
 	return res, req, err
 }
 

@@ -22,9 +22,9 @@ func (s *subscription) send(ctx context.Context, expires int) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, subTimeout)
 	defer cancel()
 	req := s.request(expires)
-	res, err := s.l.client.Do(ctx, req)
+	res, err := doRequest(ctx, s.l.client, req)
 	if err == nil && (res.StatusCode == 401 || res.StatusCode == 407) {
-		res, err = s.l.client.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: s.l.authUser(), Password: s.l.password()})
+		res, err = doDigest(ctx, s.l.client, req, res, sipgo.DigestAuth{Username: s.l.authUser(), Password: s.l.password()})
 		s.mu.Lock()
 		s.cseq = max(s.cseq, req.CSeq().SeqNo+1)
 		s.mu.Unlock()

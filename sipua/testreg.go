@@ -40,9 +40,9 @@ func (p *Phone) TestRegistration(ctx context.Context, a store.Account, password 
 	l.prepare(req)
 	ctx, cancel := context.WithTimeout(ctx, regTimeout)
 	defer cancel()
-	res, err := l.client.Do(ctx, req)
+	res, err := doRequest(ctx, l.client, req)
 	if err == nil && (res.StatusCode == 401 || res.StatusCode == 407) {
-		res, err = l.client.DoDigestAuth(ctx, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: password})
+		res, err = doDigest(ctx, l.client, req, res, sipgo.DigestAuth{Username: l.authUser(), Password: password})
 	}
 	if err != nil {
 		return "", fmt.Errorf("test registration: %w: %s", ErrRegistration, causeOf(err))
