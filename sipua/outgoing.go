@@ -168,6 +168,11 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 			return nil
 		},
 	})
+	if err == nil && (sess.InviteResponse == nil || !sess.InviteResponse.IsSuccess()) {
+		// sipgo's cancel path gives the transaction's error, which can be
+		// nil when the user agent is stopping (see doRequest): not an answer.
+		err = errNoAnswer
+	}
 	c.p.log.Debug("INVITE settled", "call", c.id, "error", err)
 	status, reason := 0, ""
 	if err == nil {
