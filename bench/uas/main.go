@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,9 +35,17 @@ func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
 	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.txt; the binary at .bin)")
-	idleFor := flag.Duration("idle", 3*time.Second, "how long the phone stays idle before the calls (its RSS is read at 3 s and at the end of it)")
+	idleFor := flag.Duration("idle", 3*time.Second, "how long the phones stay idle before the calls (their RSS is read at 3 s, at the -idle-at points and at the end of it)")
+	idleAt := flag.String("idle-at", "", "more moments of the idle stretch, counted from when the phones listen, to read RSS at (comma-separated durations, e.g. 60s,150s,300s; -idle is raised to the last)")
+	exe := flag.Bool("exe", false, "at each idle reading also say which of the phone's executable is mapped: per ELF section and the text per package (/proc/<pid>/pagemap)")
 	prebuilt := flag.String("bin", "", "run this softphone binary instead of building ./cmd/softphone (to measure two trees in one stretch; -pprof needs it built with the pprof overlay)")
+	also := flag.String("also", "", "a second softphone binary (main's, say) started beside the first: idle at the same moments, then its calls after the first's")
 	flag.Parse()
+	points, err := idlePoints(*idleFor, *idleAt)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	tb := &rig.TB{}
 	defer tb.Close()
 	fmt.Printf("machine: %s\n", rig.Machine())
@@ -52,17 +61,99 @@ func main() {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	phones := []*phone{startPhone(tb, "phone", bin, *prof != "")}
+	if *also != "" {
+		phones = append(phones, startPhone(tb, "also", *also, false))
+	}
+	for _, p := range phones {
+		p.waitListening(tb)
+	}
+	// Idle: what the phones hold when nothing happens, and what they touch
+	// again over time (the failed registration's retries, the runtime's
+	// forced collection every 2 minutes).
+	t0 := time.Now()
+	for _, at := range points {
+		time.Sleep(time.Until(t0.Add(at)))
+		line := fmt.Sprintf("idle RSS at %v (%s, load %s):", at, time.Now().UTC().Format("15:04:05"), loadAvg())
+		for _, p := range phones {
+			p.idle = rss(tb, p.pid)
+			line += fmt.Sprintf(" %s %s |", p.name, p.idle)
+		}
+		fmt.Printf("%s baresip %s\n", line, rss(tb, bobPID))
+		if *exe {
+			for _, p := range phones {
+				r, err := rig.ExeResidentOf(p.pid, p.bin)
+				if err != nil {
+					fmt.Printf("  %s executable: %v\n", p.name, err)
+					continue
+				}
+				fmt.Printf("  %s executable mapped: %s\n", p.name, r)
+			}
+		}
+	}
+	if *prof != "" { // the runtime's figures at idle, beside those 40 s after the calls
+		if err := rig.FetchProfile(phones[0].pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i, p := range phones {
+		if i > 0 {
+			p.idle = rss(tb, p.pid)
+			fmt.Printf("%s: idle RSS before its calls %s\n", p.name, p.idle)
+		}
+		p.calls(tb, *calls, *rate, *prof)
+	}
+}
 
-	home := filepath.Join(dir, "home")
+// idlePoints are the moments of the idle stretch RSS is read at: 3 s,
+// those of list and the end of the stretch, in order.
+func idlePoints(end time.Duration, list string) ([]time.Duration, error) {
+	pts := []time.Duration{3 * time.Second, end}
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-idle-at: %q is not a duration", s)
+		}
+		pts = append(pts, d)
+	}
+	slices.Sort(pts)
+	return slices.Compact(pts), nil
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// phone is one softphone process of the run.
+type phone struct {
+	name, bin string
+	pid       int
+	sipPort   int
+	pprofAddr string
+	idle      mem // its RSS at the last idle reading
+}
+
+// startPhone starts bin with a home of its own: SIP on a port of its own,
+// auto-answer, no tab needed, and one account whose registrar is a closed
+// port (SIP listens while an account is enabled; its REGISTER times out
+// after 32 s and is retried, as for a phone whose server is down).
+func startPhone(tb *rig.TB, name, bin string, pprof bool) *phone {
+	home := filepath.Join(tb.TempDir(), "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	sipPort := freeUDP(tb)
+	p := &phone{name: name, bin: bin, sipPort: freeUDP(tb)}
 	settings := map[string]any{
-		"sip":   map[string]any{"listen": fmt.Sprintf("127.0.0.1:%d", sipPort), "auto_answer": true},
-		"audio": map[string]any{"require_tab": false},
-		// SIP listens while an account is enabled; this one's registrar is
-		// a closed port, so it fails and backs off quietly.
+		"sip":      map[string]any{"listen": fmt.Sprintf("127.0.0.1:%d", p.sipPort), "auto_answer": true},
+		"audio":    map[string]any{"require_tab": false},
 		"accounts": []map[string]any{{"username": "alice", "domain": "127.0.0.1", "port": freeUDP(tb), "enabled": true}},
 	}
 	b, _ := json.Marshal(settings)
@@ -71,10 +162,9 @@ func main() {
 	}
 	cmd := exec.Command(bin, "--home", home, "--no-browser", "--log-level", "error")
 	cmd.Env = append(os.Environ(), "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent")
-	pprofAddr := ""
-	if *prof != "" {
-		pprofAddr = fmt.Sprintf("127.0.0.1:%d", freeTCP(tb))
-		cmd.Env = append(cmd.Env, "SOFTPHONE_PPROF="+pprofAddr)
+	if pprof {
+		p.pprofAddr = fmt.Sprintf("127.0.0.1:%d", freeTCP(tb))
+		cmd.Env = append(cmd.Env, "SOFTPHONE_PPROF="+p.pprofAddr)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
@@ -92,51 +182,47 @@ func main() {
 		for sc.Scan() {
 		}
 	}()
-	if !testpeer.WaitFor(10*time.Second, func() bool { return listening(sipPort) }) {
-		tb.Fatalf("the phone does not listen on udp %d", sipPort)
-	}
-	pid := cmd.Process.Pid
-	time.Sleep(3 * time.Second) // idle: what the phone holds when nothing happens
-	idle, bobIdle := rss(tb, pid), rss(tb, bobPID)
-	fmt.Printf("idle RSS: phone %s | baresip %s\n", idle, bobIdle)
-	if *idleFor > 3*time.Second { // what an idle phone touches again over time
-		time.Sleep(*idleFor - 3*time.Second)
-		idle, bobIdle = rss(tb, pid), rss(tb, bobPID)
-		fmt.Printf("idle RSS after %v: phone %s | baresip %s\n", *idleFor, idle, bobIdle)
-	}
-	if *prof != "" { // the runtime's figures at idle, beside those 40 s after the calls
-		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	p.pid = cmd.Process.Pid
+	return p
+}
 
+func (p *phone) waitListening(tb *rig.TB) {
+	if !testpeer.WaitFor(10*time.Second, func() bool { return listening(p.sipPort) }) {
+		tb.Fatalf("%s does not listen on udp %d", p.name, p.sipPort)
+	}
+}
+
+// calls places the calls on p and prints its CPU per call and its RSS
+// after them beside its idle RSS.
+func (p *phone) calls(tb *rig.TB, calls, rate int, prof string) {
+	pid := p.pid
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer conn.Close()
-	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sipPort}
+	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.sipPort}
 	me := conn.LocalAddr().(*net.UDPAddr).Port
 	// The first call after idle: what the phone maps again or reads
 	// from disk (page faults: proc(5) minflt, majflt) and how long it takes.
 	f0 := faults(tb, pid)
 	firstInvite, firstCall := oneCallTimed(tb, conn, dst, me, -1)
 	f1 := faults(tb, pid)
-	fmt.Printf("first call after idle: INVITE to 200 %v, whole call %v, page faults %d minor, %d major\n",
-		firstInvite.Round(time.Microsecond), firstCall.Round(time.Microsecond), f1[0]-f0[0], f1[1]-f0[1])
+	fmt.Printf("%s: first call after idle: INVITE to 200 %v, whole call %v, page faults %d minor, %d major\n",
+		p.name, firstInvite.Round(time.Microsecond), firstCall.Round(time.Microsecond), f1[0]-f0[0], f1[1]-f0[1])
 	for i := 1; i < 10; i++ { // warm-up
 		oneCall(tb, conn, dst, me, -1-i)
 	}
 	time.Sleep(time.Second)
 	profDone := make(chan error, 1)
-	if *prof != "" {
-		secs := max(1, *calls / *rate)
-		go func() { profDone <- rig.FetchProfile(pprofAddr, fmt.Sprintf("profile?seconds=%d", secs), *prof) }()
+	if prof != "" {
+		secs := max(1, calls/rate)
+		go func() { profDone <- rig.FetchProfile(p.pprofAddr, fmt.Sprintf("profile?seconds=%d", secs), prof) }()
 	}
 	c0, w0 := cpu(tb, pid), time.Now()
-	tick := time.NewTicker(time.Second / time.Duration(*rate))
+	tick := time.NewTicker(time.Second / time.Duration(rate))
 	var worst time.Duration
-	for i := 0; i < *calls; i++ {
+	for i := 0; i < calls; i++ {
 		<-tick.C
 		if d := oneCall(tb, conn, dst, me, i); d > worst {
 			worst = d
@@ -144,17 +230,17 @@ func main() {
 	}
 	tick.Stop()
 	c1, wall := cpu(tb, pid), time.Since(w0)
-	fmt.Printf("%d incoming calls at %.1f/s (INVITE, 200 auto-answer, ACK, BYE): phone CPU %.2f ms per call (%.1f%% of a core), slowest call %v   target <= 1.5 ms per call\n",
-		*calls, float64(*calls)/wall.Seconds(), (c1-c0).Seconds()*1000/float64(*calls), 100*(c1-c0).Seconds()/wall.Seconds(), worst.Round(time.Microsecond))
-	if *prof != "" {
+	fmt.Printf("%s: %d incoming calls at %.1f/s (INVITE, 200 auto-answer, ACK, BYE): CPU %.2f ms per call (%.1f%% of a core), slowest call %v   target <= 1.5 ms per call\n",
+		p.name, calls, float64(calls)/wall.Seconds(), (c1-c0).Seconds()*1000/float64(calls), 100*(c1-c0).Seconds()/wall.Seconds(), worst.Round(time.Microsecond))
+	if prof != "" {
 		if err := <-profDone; err != nil {
 			tb.Fatal(err)
 		}
-		if err := rig.FetchProfile(pprofAddr, "heap?gc=1", *prof+".heap"); err != nil {
+		if err := rig.FetchProfile(p.pprofAddr, "heap?gc=1", prof+".heap"); err != nil {
 			tb.Fatal(err)
 		}
-		if b, err := os.ReadFile(bin); err == nil {
-			_ = os.WriteFile(*prof+".bin", b, 0o755)
+		if b, err := os.ReadFile(p.bin); err == nil {
+			_ = os.WriteFile(prof+".bin", b, 0o755)
 		}
 	}
 	after := rss(tb, pid)
@@ -164,15 +250,15 @@ func main() {
 	// 17.2.2, 64*T1): what the calls left is read again once they are gone.
 	time.Sleep(35 * time.Second)
 	late := rss(tb, pid)
-	fmt.Printf("RSS after the calls: phone %s, 5 s later %s, 40 s later %s (idle before: %s)   target: back within 2 MB of idle\n",
-		after, settled, late, idle)
-	if *prof != "" {
+	fmt.Printf("%s: RSS after the calls: %s, 5 s later %s, 40 s later %s (idle before: %s; %+.1f MB, anon %+.1f; load %s)   target: back within 2 MB of idle\n",
+		p.name, after, settled, late, p.idle, float64(late.total()-p.idle.total())/1024, float64(late.anon-p.idle.anon)/1024, loadAvg())
+	if prof != "" {
 		// What is left 40 s later: the runtime's own figures as they are
 		// (no collection first), then the live heap.
-		if err := rig.FetchProfile(pprofAddr, "heap?debug=1", *prof+".late.txt"); err != nil {
+		if err := rig.FetchProfile(p.pprofAddr, "heap?debug=1", prof+".late.txt"); err != nil {
 			tb.Fatal(err)
 		}
-		if err := rig.FetchProfile(pprofAddr, "heap?gc=1", *prof+".late.heap"); err != nil {
+		if err := rig.FetchProfile(p.pprofAddr, "heap?gc=1", prof+".late.heap"); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -180,6 +266,8 @@ func main() {
 
 // mem is a process's resident memory, split as proc(5) does.
 type mem struct{ anon, file, shmem int }
+
+func (m mem) total() int { return m.anon + m.file + m.shmem }
 
 func (m mem) String() string {
 	return fmt.Sprintf("%.1f MB (anon %.1f, file %.1f, shmem %.1f)",

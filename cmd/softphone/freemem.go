@@ -30,29 +30,84 @@ const freeMemLinger = 32*time.Second + freeMemQuiet
 // end.
 var freeMemAt = []time.Duration{freeMemQuiet, freeMemLinger}
 
+// startSettle is how long after the start the phone gives back what the
+// start used: the garbage of package initialisation and start-up (the
+// phone number metadata decoded at init, the migrations, the first
+// pages), and its mappings of its executable's pages (internal/exepages:
+// most of the 23-26 MB of file pages an idle phone held were touched once,
+// by initialisation). Issue 20: idle RSS. The start is the first quiet
+// spell, with this one release.
+const startSettle = 2 * time.Second
+
+// idleGCGap is the least time between two releases after a collection of
+// an idle phone (see freeMemAfterCalls). The runtime forces one every 2
+// minutes; more often only when something allocates, and then what that
+// something runs is mapped back anyway.
+const idleGCGap = 30 * time.Second
+
+// freeMemTimes are the moments of freeMemAfterCalls.
+type freeMemTimes struct {
+	start     time.Duration    // the start's release (startSettle)
+	after     []time.Duration  // the releases after the last call (freeMemAt)
+	idleGCGap time.Duration    // least time between releases for collections (idleGCGap)
+	now       func() time.Time // the clock idleGCGap is measured on (time.Now)
+}
+
+// freeMemDefault are the product's times.
+var freeMemDefault = freeMemTimes{start: startSettle, after: freeMemAt, idleGCGap: idleGCGap, now: time.Now}
+
+// release says which release the hook of freeMemAfterCalls is told of.
+type release int
+
+const (
+	// releaseQuiet: one of a quiet spell's releases before its last; the
+	// Go heap was handed back.
+	releaseQuiet release = iota
+	// releaseLast: the last release of a quiet spell (the start's is
+	// one); the Go heap was handed back, and the code the calls ran is no
+	// longer wanted.
+	releaseLast
+	// releaseIdleGC: a collection ran while the phone was idle, its last
+	// quiet spell over. Nothing was handed back: the collection read the
+	// stack maps (pclntab) and types it needed, which the kernel mapped
+	// back, and those alone are worth unmapping again.
+	releaseIdleGC
+)
+
 // callEvents keeps the events that carry a call's state.
 func callEvents(e sipua.Event) bool { return sipua.IsCallEvent(e.Kind) }
 
-// freeMemAfterCalls runs until ctx ends or sub closes. sub must be
+// freeMemAfterCalls runs until ctx ends or events closes. events must be
 // lossless: a lost call-ended would leave a call counted forever (which
 // only means no early release).
-// at are the moments of the releases after the last call's end (freeMemAt).
-// freed, when not nil, is called after each release; last says whether it
-// was the quiet spell's last.
-func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.Duration, freed func(last bool)) {
+// The start is a quiet spell with one release (ts.start); after the last
+// call's end, the releases are at the moments of ts.after.
+// gc receives after garbage collections (internal/gcnotice; nil: none);
+// one that comes while no call is up, no quiet spell runs and the last
+// release is ts.idleGCGap old is a releaseIdleGC. Never while a call is
+// up: the call's code and data would fault back in, in its media path.
+// freed, when not nil, is called after each release.
+func freeMemAfterCalls(ctx context.Context, events <-chan sipua.Event, gc <-chan struct{}, ts freeMemTimes, freed func(release)) {
 	live := map[string]bool{}
-	stage := 0 // the next release of at
-	var quietFrom time.Time
-	t := time.NewTimer(time.Hour)
-	t.Stop()
+	spell := []time.Duration{ts.start}
+	stage := 0 // the next release of spell; len(spell): none due
+	quietFrom := time.Now()
+	var lastRelease time.Time
+	t := time.NewTimer(spell[0])
 	defer t.Stop()
+	tell := func(r release) {
+		lastRelease = ts.now()
+		if freed != nil {
+			freed(r)
+		}
+	}
 	for {
 		// One goroutine reads the subscription and the timer (a second one
 		// passing each event on was a switch more per event).
 		select {
 		case <-ctx.Done():
 			return
-		case e, ok := <-sub.C():
+		case e, ok := <-events:
 			if !ok {
 				return
 			}
@@ -62,18 +117,29 @@ func freeMemAfterCalls(ctx context.Context, sub *sipua.Subscription, at []time.D
 				live[e.Call.ID] = true
 			}
 			if len(live) == 0 && e.Kind == sipua.EventCallEnded {
-				stage, quietFrom = 0, time.Now()
-				t.Reset(at[0])
+				spell, stage, quietFrom = ts.after, 0, time.Now()
+				t.Reset(spell[0])
 			} else if len(live) > 0 {
 				t.Stop()
+				stage = len(spell) // a new spell starts when the calls end
 			}
 		case <-t.C:
 			debug.FreeOSMemory()
-			if freed != nil {
-				freed(stage == len(at)-1)
+			if stage == len(spell)-1 {
+				tell(releaseLast)
+			} else {
+				tell(releaseQuiet)
 			}
-			if stage++; stage < len(at) {
-				t.Reset(time.Until(quietFrom.Add(at[stage])))
+			if stage++; stage < len(spell) {
+				t.Reset(time.Until(quietFrom.Add(spell[stage])))
+			}
+		case _, ok := <-gc:
+			if !ok {
+				gc = nil
+				continue
+			}
+			if len(live) == 0 && stage == len(spell) && ts.now().Sub(lastRelease) >= ts.idleGCGap {
+				tell(releaseIdleGC)
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/internal/gcnotice"
 	"github.com/softphone/softphone/server/api"
 	"github.com/softphone/softphone/server/metrics"
 	"github.com/softphone/softphone/server/web"
@@ -146,8 +147,12 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
 	senders.Go(func() error { return transcripts.Serve(sctx) })
-	senders.Go(func() error { freeMemAfterCalls(sctx, memSub, freeMemAt, releaseExePagesAfterCalls(log)); return nil })
-	senders.Go(func() error { releaseAfterStart(sctx, log); return nil })
+	gcs := gcnotice.Start()
+	defer gcs.Stop()
+	senders.Go(func() error {
+		freeMemAfterCalls(sctx, memSub.C(), gcs.C(), freeMemDefault, releaseExePagesWhenIdle(log))
+		return nil
+	})
 
 	// The first part to fail, or the signal, stops everything in order.
 	failed := make(chan error, 3)
