@@ -17,7 +17,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +36,7 @@ import (
 func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
-	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.txt; the binary at .bin)")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.heap and .idle.txt; the binary at .bin); also print what SQLite's allocator holds at idle and 40 s after the calls")
 	idleFor := flag.Duration("idle", 3*time.Second, "how long the phones stay idle before the calls (their RSS is read at 3 s, at the -idle-at points and at the end of it)")
 	idleAt := flag.String("idle-at", "", "more moments of the idle stretch, counted from when the phones listen, to read RSS at (comma-separated durations, e.g. 60s,150s,300s; -idle is raised to the last)")
 	exe := flag.Bool("exe", false, "at each idle reading also say which of the phone's executable is mapped: per ELF section and the text per package (/proc/<pid>/pagemap)")
@@ -95,6 +97,10 @@ func main() {
 		if err := rig.FetchProfile(phones[0].pprofAddr, "heap?debug=1", *prof+".idle.txt"); err != nil {
 			tb.Fatal(err)
 		}
+		if err := rig.FetchProfile(phones[0].pprofAddr, "heap", *prof+".idle.heap"); err != nil {
+			tb.Fatal(err)
+		}
+		fmt.Printf("phone at idle: %s", libcStat(tb, phones[0].pprofAddr))
 	}
 	for i, p := range phones {
 		if i > 0 {
@@ -258,10 +264,23 @@ func (p *phone) calls(tb *rig.TB, calls, rate int, prof string) {
 		if err := rig.FetchProfile(p.pprofAddr, "heap?debug=1", prof+".late.txt"); err != nil {
 			tb.Fatal(err)
 		}
-		if err := rig.FetchProfile(p.pprofAddr, "heap?gc=1", prof+".late.heap"); err != nil {
+		if err := rig.FetchProfile(p.pprofAddr, "heap", prof+".late.heap"); err != nil {
 			tb.Fatal(err)
 		}
+		fmt.Printf("%s 40 s after the calls: %s", p.name, libcStat(tb, p.pprofAddr))
 	}
+}
+
+// libcStat is what SQLite's allocator (modernc.org/memory) holds in the
+// phone built with -pprof (rig.BuildPhone).
+func libcStat(tb *rig.TB, addr string) string {
+	resp, err := http.Get("http://" + addr + "/debug/libc")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // mem is a process's resident memory, split as proc(5) does.

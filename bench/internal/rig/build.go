@@ -18,7 +18,9 @@ func BuildPhone(tb *TB, dir string, pprof bool) string {
 	bin := filepath.Join(dir, "softphone")
 	args := []string{"build", "-o", bin}
 	if pprof {
-		args = append(args, "-overlay", pprofOverlay(tb))
+		// memory.counters: modernc.org/memory counts what SQLite's
+		// allocator holds (served at /debug/libc).
+		args = append(args, "-overlay", pprofOverlay(tb), "-tags", "memory.counters")
 	}
 	cmd := exec.Command("go", append(args, "./cmd/softphone")...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -31,13 +33,20 @@ func BuildPhone(tb *TB, dir string, pprof bool) string {
 const pprofSource = `package main
 
 import (
+	"fmt"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
+
+	"modernc.org/libc"
 )
 
 func init() {
 	if a := os.Getenv("SOFTPHONE_PPROF"); a != "" {
+		http.HandleFunc("/debug/libc", func(w http.ResponseWriter, _ *http.Request) {
+			s := libc.MemStat()
+			fmt.Fprintf(w, "sqlite allocator: %d allocations, %d bytes in %d mappings\n", s.Allocs, s.Bytes, s.Mmaps)
+		})
 		go func() { _ = http.ListenAndServe(a, nil) }()
 	}
 }
