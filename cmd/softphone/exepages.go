@@ -14,16 +14,22 @@ func releaseExePages(log *slog.Logger) {
 	}
 }
 
-// releaseExePagesWhenIdle is freeMemAfterCalls' hook: the executable's
-// pages are released at the last release of a quiet spell only (2 s after
+// releaseWhenIdle is freeMemAfterCalls' hook. At the first release after
+// calls, compact copies what stays of them (the SIP trace's last messages)
+// together, so the spans of the Go heap they were spread over are free for
+// the next release, 32 s later, to hand back. The executable's pages are
+// released at the last release of a quiet spell only (2 s after
 // the start, 34 s after the last call), when the calls' code is no longer
 // wanted, not 2 s after each call, where the next call would map back what
 // it needs every time; and after a collection of an idle phone, which maps
 // back the stack maps of every goroutine (about 3 MB of pclntab, by the
 // kernel's fault-around) and the types it scanned.
-func releaseExePagesWhenIdle(log *slog.Logger) func(release) {
+func releaseWhenIdle(log *slog.Logger, compact func()) func(release) {
 	return func(r release) {
-		if r == releaseLast || r == releaseIdleGC {
+		switch r {
+		case releaseQuiet:
+			compact()
+		case releaseLast, releaseIdleGC:
 			releaseExePages(log)
 		}
 	}

@@ -31,7 +31,10 @@ func startKeeper(t *testing.T, ts freeMemTimes) *keeper {
 	ts.now = k.clock.now
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); freeMemAfterCalls(ctx, k.events, k.gc, ts, func(r release) { k.freed <- r }) }()
+	go func() {
+		defer close(done)
+		freeMemAfterCalls(ctx, k.events, k.gc, ts, func(r release) { k.freed <- r })
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return k
 }
