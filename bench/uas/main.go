@@ -2,12 +2,16 @@
 // incoming calls at a steady rate, answered at once (sip.auto_answer, no
 // tab), each ACKed and ended with a BYE right away, and the phone's CPU per
 // call over them; its RSS (anonymous and file-backed, /proc/<pid>/status)
-// idle before the calls, right after the last one and a few seconds later,
-// beside baresip's idle RSS in the same run.
+// at moments of an idle stretch before the calls (-idle, -idle-at), right
+// after the last one and 5 s and 40 s later, beside baresip's idle RSS in
+// the same run. With -also a second binary (main's) idles beside it, read
+// at the same moments, and takes its calls after the first's. With -exe
+// each idle reading says which of the executable is mapped (per section,
+// the text per package), to see what an idle phone runs again.
 //
 // Run it inside a network namespace (it only uses 127.0.0.1):
 //
-//	unshare -n sh -c 'ip link set lo up; go run ./bench/uas [-calls 250] [-rate 50] [-bin softphone]'
+//	unshare -n sh -c 'ip link set lo up; go run ./bench/uas [-calls 250] [-rate 50] [-bin softphone] [-also main/softphone] [-idle 300s -idle-at 60s,150s] [-exe]'
 //
 // It prints figures; it asserts nothing about them.
 package main
