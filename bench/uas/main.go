@@ -40,7 +40,7 @@ import (
 func main() {
 	calls := flag.Int("calls", 250, "incoming calls")
 	rate := flag.Int("rate", 50, "calls a second")
-	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.heap and .idle.txt; the binary at .bin); also print what SQLite's allocator holds at idle and 40 s after the calls")
+	prof := flag.String("pprof", "", "save a CPU profile of the phone over the calls here (its heap after them at .heap, 40 s later at .late.heap with the runtime figures at .late.txt, at idle at .idle.heap and .idle.txt, its goroutines at .idle.goroutines; the binary at .bin); also print what SQLite's allocator holds at idle and 40 s after the calls")
 	idleFor := flag.Duration("idle", 3*time.Second, "how long the phones stay idle before the calls (their RSS is read at 3 s, at the -idle-at points and at the end of it)")
 	idleAt := flag.String("idle-at", "", "more moments of the idle stretch, counted from when the phones listen, to read RSS at (comma-separated durations, e.g. 60s,150s,300s; -idle is raised to the last)")
 	exe := flag.Bool("exe", false, "at each idle reading also say which of the phone's executable is mapped: per ELF section and the text per package (/proc/<pid>/pagemap)")
@@ -102,6 +102,9 @@ func main() {
 			tb.Fatal(err)
 		}
 		if err := rig.FetchProfile(phones[0].pprofAddr, "heap", *prof+".idle.heap"); err != nil {
+			tb.Fatal(err)
+		}
+		if err := rig.FetchProfile(phones[0].pprofAddr, "goroutine?debug=1", *prof+".idle.goroutines"); err != nil {
 			tb.Fatal(err)
 		}
 		fmt.Printf("phone at idle: %s", libcStat(tb, phones[0].pprofAddr))
