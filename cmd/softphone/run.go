@@ -150,7 +150,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	gcs := gcnotice.Start()
 	defer gcs.Stop()
 	senders.Go(func() error {
-		freeMemAfterCalls(sctx, memSub.C(), gcs.C(), freeMemDefault, releaseWhenIdle(log, phone.CompactTrace))
+		freeMemAfterCalls(sctx, memSub.C(), gcs.C(), freeMemDefault, releaseWhenIdle(log, func() { phone.CompactTrace(); db.ReleaseMemory(sctx) }))
 		return nil
 	})
 
