@@ -101,7 +101,16 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		c.decline(486, "Busy Here")
 		return
 	}
-	err := c.in.Respond(180, "Ringing", nil)
+	// An auto-answered call with nobody at the phone is answered right
+	// below, in this goroutine: its 200 follows at once, and a 180 before
+	// it rang for no one (a provisional answer is optional, RFC 3261
+	// 13.3.1; each cost a message and a step of the transaction, about 4 %
+	// of such a call's CPU, issue 20).
+	answerNow := replaced == nil && s.AutoAnswer && !c.p.personAtPhone()
+	var err error
+	if !answerNow {
+		err = c.in.Respond(180, "Ringing", nil)
+	}
 	// The name from contacts goes into call-started; 180 is out already.
 	if name := c.p.contactName(c.c.Number); name != "" {
 		c.c.Name = name
@@ -113,14 +122,25 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		return
 	}
 	go c.watchRinging()
+	// Stopped once the INVITE has its final answer (closeFinal), without a
+	// goroutine of its own waiting for that.
 	rt := c.ringTimer()
-	go func() { <-c.final; rt.Stop() }()
+	c.ringMu.Lock()
+	c.ringT = rt
+	c.ringMu.Unlock()
+	select {
+	case <-c.final: // answered already
+		rt.Stop()
+	default:
+	}
 	switch {
 	case replaced != nil:
 		// RFC 3891 3: a confirmed dialog is replaced without asking.
 		if err := c.answer(); err == nil {
 			_ = replaced.hangup(context.Background(), ReasonTransferred)
 		}
+	case answerNow:
+		_ = c.answer()
 	case s.AutoAnswer:
 		c.autoAnswer()
 	case s.AllowCallInfoAnswer:
@@ -161,6 +181,11 @@ func (c *call) closeFinal() {
 		if c.final != nil {
 			close(c.final)
 		}
+		c.ringMu.Lock()
+		if c.ringT != nil {
+			c.ringT.Stop() // no longer ringing
+		}
+		c.ringMu.Unlock()
 	})
 }
 

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -58,7 +58,9 @@ func newBacklog(n int) *backlog {
 // frame is an event as the stream sends it.
 func frame(e sipua.Event) []byte {
 	p, _ := sipua.Flat(e)
-	b := fmt.Appendf(make([]byte, 0, 640), "id: %d\nevent: %s\ndata: ", e.Seq, e.Kind)
+	b := append(make([]byte, 0, 640), "id: "...)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(append(append(b, "\nevent: "...), e.Kind...), "\ndata: "...)
 	return append(appendFlat(b, p), "\n\n"...)
 }
 
