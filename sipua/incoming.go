@@ -115,6 +115,20 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 	if name := c.p.contactName(c.c.Number); name != "" {
 		c.c.Name = name
 	}
+	var (
+		answer       *sip.Response
+		code         int
+		reason       string
+		unanswerable error
+	)
+	if answerNow {
+		// What the answer needs is made before call-started goes out: then
+		// call-started and the move to active are published back to back,
+		// and the history writes the entry answered in its first INSERT
+		// instead of a second commit for the answer (issue 20).
+		c.c.State = StateRingingIn
+		answer, code, reason, unanswerable = c.prepareAnswer()
+	}
 	c.begin(StateRingingIn)
 	if err != nil {
 		c.closeFinal()
@@ -139,8 +153,10 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		if err := c.answer(); err == nil {
 			_ = replaced.hangup(context.Background(), ReasonTransferred)
 		}
+	case answerNow && unanswerable != nil:
+		c.decline(code, reason)
 	case answerNow:
-		_ = c.answer()
+		c.sendAnswer(answer)
 	case s.AutoAnswer:
 		c.autoAnswer()
 	case s.AllowCallInfoAnswer:
@@ -195,13 +211,24 @@ func (c *call) answer() error {
 	if c.c.State != StateRingingIn {
 		return ErrCallState
 	}
+	res, code, reason, err := c.prepareAnswer()
+	if err != nil {
+		c.decline(code, reason)
+		return err
+	}
+	c.sendAnswer(res)
+	return nil
+}
+
+// prepareAnswer makes the call's media session and the 200 with our SDP
+// answer; when it cannot, the code and reason to decline the call with.
+func (c *call) prepareAnswer() (*sip.Response, int, string, error) {
 	if c.answerAt != nil {
 		c.answerAt.Stop()
 	}
 	ms, err := c.p.media.NewSession(c.id, c.c.SeanceID, c.onDTMF)
 	if err != nil {
-		c.decline(500, "Server Internal Error")
-		return err
+		return nil, 500, "Server Internal Error", err
 	}
 	c.media = ms
 	c.learnPublic() // STUN: our RTP address outside the NAT (nat_media.go)
@@ -216,14 +243,12 @@ func (c *call) answer() error {
 			_, n.keys, err = c.answerSec(r)
 		}
 		if err != nil {
-			c.decline(488, "Not Acceptable Here")
-			return err
+			return nil, 488, "Not Acceptable Here", err
 		}
 		c.remoteHold = r.dir == dirSendOnly || r.dir == dirInactive
 		dir := answerDirection(r.dir, false)
 		if err := c.applyMedia(n, dir); err != nil {
-			c.decline(500, "Server Internal Error")
-			return err
+			return nil, 500, "Server Internal Error", err
 		}
 		body = c.localSDP(c.sessionCodecs(), dir)
 	} else {
@@ -233,6 +258,12 @@ func (c *call) answer() error {
 	ct := c.line.contactHeader()
 	res.AppendHeader(&ct)
 	res.AppendHeader(sip.NewHeader("Allow", allowMethods))
+	return res, 0, "", nil
+}
+
+// sendAnswer sends res, the 200 of prepareAnswer, and makes the call
+// active.
+func (c *call) sendAnswer(res *sip.Response) {
 	sess := c.in
 	go func() {
 		err := sess.WriteResponse(res)
@@ -249,7 +280,6 @@ func (c *call) answer() error {
 	}()
 	c.connected()
 	c.ringDone() // answered: no longer ringing, though the ACK may still be on its way
-	return nil
 }
 
 // decline refuses a ringing call with code (486 Busy Here, 603 Decline).
