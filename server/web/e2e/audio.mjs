@@ -363,9 +363,10 @@ try {
     // The stretch in which carol hears the mix is the one measured at bob's too.
     const fc = await peerHears(carol, (h) => h.at[1000] > LOUD && h.at[440] > MIC, { secs: 0.8, tones: [440, 700, 1000] });
     const t0 = fc.from, t1 = Date.now();
-    const fb = tone((await cap.stop()).audio(t0, t1), 8000, [440, 700, 1000]);
+    const wire = await cap.stop();
+    const fb = tone(wire.audio(t0, t1), 8000, [440, 700, 1000]);
     await shot('conference');
-    check('conference: bob hears carol\'s 700 Hz and the page\'s 440 Hz', fb.at[700] > LOUD && fb.at[440] > MIC, show(fb));
+    check('conference: bob hears carol\'s 700 Hz and the page\'s 440 Hz', fb.at[700] > LOUD && fb.at[440] > MIC, show({ ...fb, wire: wire.about(t0, t1) }));
     check('conference: carol hears bob\'s 1000 Hz and the page\'s 440 Hz', fc.at[1000] > LOUD && fc.at[440] > MIC, show(fc));
     check('conference: nobody hears themselves', fb.at[1000] < SILENT && fc.at[700] < SILENT, show({ bob: fb.at, carol: fc.at }));
     check('conference: the page hears 1000 Hz and 700 Hz', tab.at[1000] > LOUD && tab.at[700] > LOUD, show(tab));

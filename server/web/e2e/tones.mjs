@@ -167,10 +167,17 @@ export async function capture(dir, [from, to]) {
       proc.kill('SIGINT');
       await done;
       const txt = execFileSync('tshark', ['-r', pcap, '--enable-heuristic', 'rtp_udp', '-Y', 'rtp', '-T', 'fields',
-        '-e', 'frame.time_epoch', '-e', 'rtp.p_type', '-e', 'rtp.payload'], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
-      const pkts = txt.trim().split('\n').filter(Boolean).map((l) => { const [t, pt, p] = l.split('\t'); return { t: Number(t) * 1000, pt: Number(pt), p: p ?? '' }; });
+        '-e', 'frame.time_epoch', '-e', 'rtp.p_type', '-e', 'rtp.payload', '-e', 'udp.dstport'], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] });
+      const pkts = txt.trim().split('\n').filter(Boolean).map((l) => { const [t, pt, p, port] = l.split('\t'); return { t: Number(t) * 1000, pt: Number(pt), p: p ?? '', port }; });
       return {
         packets: pkts.length,
+        // about says what was captured when a check fails: packets by
+        // destination port and payload type, first and last time.
+        about(t0, t1) {
+          const by = {};
+          for (const k of pkts) by[`${k.port}/${k.pt}`] = (by[`${k.port}/${k.pt}`] ?? 0) + 1;
+          return { packets: pkts.length, by, first: pkts[0]?.t, last: pkts.at(-1)?.t, t0, t1 };
+        },
         audio(t0, t1) {
           const out = [];
           for (const k of pkts) {
