@@ -56,9 +56,13 @@ func cycled(n *Notifier) {
 		close(n.c)
 		return
 	}
+	// The next sentinel is armed before the notice goes out: armed after
+	// it, a cycle started by whoever took the notice could be marking
+	// already, and a sentinel allocated then survives that cycle (it is
+	// allocated marked), so that cycle would go untold.
+	arm(n)
 	select {
 	case n.c <- struct{}{}:
 	default: // one is waiting already
 	}
-	arm(n)
 }
