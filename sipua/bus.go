@@ -20,6 +20,7 @@ type Bus struct {
 	mu   sync.Mutex
 	seq  uint64
 	subs map[*Subscription]struct{}
+	taps []*tap // in the order they were added (bus_tap.go)
 }
 
 // NewBus returns an empty bus.
@@ -96,6 +97,9 @@ func (b *Bus) Publish(e Event) Event {
 	}
 	for s := range b.subs {
 		s.offer(e)
+	}
+	for _, t := range b.taps {
+		t.take(e)
 	}
 	return e
 }

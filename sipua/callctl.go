@@ -50,7 +50,9 @@ type call struct {
 	sdpVersion uint64
 	onSettled  func(status int, reason string) // outgoing: told the final answer (transfers)
 	finalOnce  sync.Once
-	byeing     bool // a BYE of ours is on its way
+	ringMu     sync.Mutex
+	ringT      *time.Timer // incoming: the ring timeout, stopped by closeFinal
+	byeing     bool        // a BYE of ours is on its way
 	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string

@@ -121,8 +121,11 @@ func TestHistoryWalksPlans(t *testing.T) {
 		}
 		rows.Close()
 		p := strings.Join(plan, "; ")
-		if !strings.Contains(p, "COVERING INDEX history_page") || strings.Contains(p, "TEMP B-TREE") {
-			t.Errorf("walk %d plan %q: want a covering index of history_page* and no sort", i, p)
+		// The missed and the declined walks read their partial index
+		// (0022), which holds only their entries.
+		want := [...]string{"COVERING INDEX history_page ", "COVERING INDEX history_page_missed", "COVERING INDEX history_page_declined"}[i]
+		if !strings.Contains(p+" ", want) || strings.Contains(p, "TEMP B-TREE") {
+			t.Errorf("walk %d plan %q: want %s and no sort", i, p, want)
 		}
 	}
 }

@@ -118,7 +118,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 	// Counters and the webhook outbox subscribe before the phone starts, so
 	// they see every call from the first.
-	countSub := bus.Subscribe(1024, true)
+	untapCounters := counters.Tap(bus)
 	sender.Consume(sender.Subscribe(bus))
 	memSub := bus.SubscribeOnly(64, true, callEvents)
 
@@ -144,7 +144,6 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	phoneGroup, pctx := errgroup.WithContext(phoneCtx)
 	phoneGroup.Go(func() error { return phone.Serve(pctx) })
 	senders, sctx := errgroup.WithContext(sendCtx)
-	senders.Go(func() error { counters.Consume(sctx, countSub); return nil })
 	senders.Go(func() error { return sender.Serve(sctx) })
 	senders.Go(func() error { return transcripts.Serve(sctx) })
 	gcs := gcnotice.Start()
@@ -170,7 +169,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	errs = append(errs, phoneGroup.Wait())
 	stopSenders()
 	errs = append(errs, senders.Wait())
-	countSub.Close()
+	untapCounters()
 	memSub.Close()
 	return errors.Join(ignoreCanceled(errs)...)
 }

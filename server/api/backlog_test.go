@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -100,7 +101,8 @@ func TestBacklogPacksWhenQuiet(t *testing.T) {
 	if b.last() != 2199 {
 		t.Errorf("last %d while packed", b.last())
 	}
-	// The next event: unpacked, the oldest dropped, the new one last.
+	// The next event waits beside the packed ring (an add never unpacks):
+	// the oldest is dropped, the new one last.
 	next := callEvents(2200, 1)[0]
 	b.add(next)
 	ks, lost, _ := b.after(0)
@@ -108,7 +110,73 @@ func TestBacklogPacksWhenQuiet(t *testing.T) {
 		!bytes.Equal(ks[len(ks)-1].frame, frame(next)) {
 		t.Errorf("after the next event: %d kept, %d..%d, lost %v", len(ks), ks[0].seq, ks[len(ks)-1].seq, lost)
 	}
+	if ks, lost, _ := b.after(1177); len(ks) != backlogSize-1 || lost {
+		t.Errorf("after 1177: %d kept, lost %v", len(ks), lost)
+	}
+	if _, p := b.held(); p == 0 {
+		t.Error("an add unpacked the ring")
+	}
+	// Quiet again, the tail is packed in with the ring.
+	if !testpeer.WaitFor(10*time.Second, func() bool { return b.tailLen() == 0 }) {
+		t.Fatal("the tail was not packed in")
+	}
+	if ks2, lost2, _ := b.after(0); len(ks2) != len(ks) || ks2[0].seq != 1177 || !lost2 || !bytes.Equal(ks2[len(ks2)-1].frame, ks[len(ks)-1].frame) {
+		t.Errorf("after packing the tail in: %d kept from %d, lost %v", len(ks2), ks2[0].seq, lost2)
+	}
+	// A whole ring of events while packed: the packed ones are all
+	// dropped, and what is kept is the ring of the new ones.
+	more := callEvents(5000, backlogSize/3+1)[:backlogSize]
+	for _, e := range more {
+		b.add(e)
+	}
 	if _, p := b.held(); p != 0 {
-		t.Error("still packed after an add")
+		t.Error("still packed after a whole ring of events")
+	}
+	ks, lost, _ = b.after(2200)
+	if len(ks) != backlogSize || ks[0].seq != 5000 || ks[len(ks)-1].seq != more[len(more)-1].Seq || lost {
+		t.Errorf("after a whole ring: %d kept from %d, lost %v", len(ks), ks[0].seq, lost)
+	}
+	if _, lost, _ := b.after(2199); !lost {
+		t.Error("after 2199: 2200 was dropped, not said so")
+	}
+}
+
+// tailLen is how many events wait beside the packed ring.
+func (b *backlog) tailLen() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.tail)
+}
+
+// A frame's data is what json.Marshal makes of the flat object, byte for
+// byte, whatever the strings hold.
+func TestFrameDataIsJSONMarshal(t *testing.T) {
+	evs := callEvents(1, 3)
+	odd := []string{"", "plain", `quote " and \ backslash`, "<b>&amp;</b>", "tab\there\nnewline\r", "\x00\x1f\x7f",
+		"Jürgen Groß 東京", "line\u2028sep\u2029", "bad \xff\xfe utf8", "\ufffd kept", "emoji 😀"}
+	for i, v := range odd {
+		e := evs[i%len(evs)]
+		e.Call.Name, e.Call.Number, e.Call.URI, e.Call.Account = v, v+"1", "sip:"+v, v
+		evs = append(evs, e)
+	}
+	for _, e := range evs {
+		p, _ := sipua.Flat(e)
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendFlat(nil, p); !bytes.Equal(got, want) {
+			t.Errorf("appendFlat\n%s\nwant\n%s", got, want)
+		}
+		f := frame(e)
+		if wantF := fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.Seq, e.Kind, want); !bytes.Equal(f, wantF) {
+			t.Errorf("frame\n%q\nwant\n%q", f, wantF)
+		}
+	}
+	// Another shape of map: json.Marshal's own output.
+	p := map[string]string{"a": "1", "event": "x"}
+	want, _ := json.Marshal(p)
+	if got := appendFlat(nil, p); !bytes.Equal(got, want) {
+		t.Errorf("appendFlat of another map: %s", got)
 	}
 }

@@ -66,9 +66,9 @@ type Server struct {
 	mu   sync.Mutex
 	live *listener // nil while off
 
-	sub        *sipua.Subscription // the bus, from New on: /events sees what the phone publishes at start
-	failedPort int                 // the port last found taken (Serve's goroutine only)
-	pageOpened atomic.Int64        // unix ns when POST /calls last opened the phone page
+	untap      func()       // the /events backlog's bus tap, from New on: /events sees what the phone publishes at start
+	failedPort int          // the port last found taken (Serve's goroutine only)
+	pageOpened atomic.Int64 // unix ns when POST /calls last opened the phone page
 }
 
 // listener is one running fiber app on one port.
@@ -102,10 +102,12 @@ func New(cfg Config) *Server {
 	s.routeTable = s.routes()
 	s.routeIdx = newRouteIndex(s.routeTable)
 	if cfg.Bus != nil {
-		// Subscribed here, not in Serve: the call-ended of calls a crash cut
+		// Tapped here, not in Serve: the call-ended of calls a crash cut
 		// off is published as the phone starts (issue 14), maybe before
-		// Serve runs, and /events must have it.
-		s.sub = cfg.Bus.Subscribe(256, true)
+		// Serve runs, and /events must have it. A tap, not a subscription
+		// (issue 20): adding an event's frame takes a moment, a goroutine
+		// woken for each event cost more.
+		s.untap = cfg.Bus.Tap(func(e sipua.Event) bool { return sipua.IsCallEvent(e.Kind) }, s.events.add)
 	}
 	return s
 }
@@ -132,9 +134,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		default:
 		}
 	})
-	if s.sub != nil {
-		defer s.sub.Close()
-		go s.follow(ctx, s.sub)
+	if s.untap != nil {
+		defer s.untap()
 	}
 	st := s.cfg.Settings.Get()
 	s.cur.Store(&st)
@@ -162,15 +163,6 @@ func (s *Server) Serve(ctx context.Context) error {
 		case <-retry.C:
 		}
 	}
-}
-
-// follow feeds the /events backlog.
-func (s *Server) follow(ctx context.Context, sub *sipua.Subscription) {
-	sub.Each(ctx, func(e sipua.Event) {
-		if sipua.IsCallEvent(e.Kind) {
-			s.events.add(e)
-		}
-	})
 }
 
 // apply makes the listener match st.

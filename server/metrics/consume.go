@@ -20,6 +20,14 @@ func (m *Metrics) Consume(ctx context.Context, sub *sipua.Subscription) {
 	sub.Each(ctx, func(e sipua.Event) { m.count(e, answered) })
 }
 
+// Tap counts the events of bus as Consume does, inside Publish (a bus tap:
+// no goroutine woken per event, issue 20) until untap. Like a lossless
+// subscription it misses no event published after it.
+func (m *Metrics) Tap(bus *sipua.Bus) (untap func()) {
+	answered := make(map[string]bool) // call id -> answer already counted; only touched under the bus lock
+	return bus.Tap(nil, func(e sipua.Event) { m.count(e, answered) })
+}
+
 func (m *Metrics) count(e sipua.Event, answered map[string]bool) {
 	switch e.Kind {
 	case sipua.EventCallStarted:

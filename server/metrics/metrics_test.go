@@ -109,6 +109,33 @@ func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
 	sub.Close()
 }
 
+// Tap counts as Consume does, by the time each Publish returns.
+func TestTapCountsCalls(t *testing.T) {
+	m := New()
+	bus := sipua.NewBus()
+	untap := m.Tap(bus)
+	pub := func(k sipua.EventKind, c sipua.Call) { bus.Publish(sipua.Event{Kind: k, Call: c}) }
+	pub(sipua.EventCallStarted, call("a", sipua.DirIn, sipua.StateRingingIn, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateHold, ""))
+	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
+	pub(sipua.EventCallEnded, call("a", sipua.DirIn, sipua.StateEnded, sipua.OutcomeAnswered))
+	pub(sipua.EventCallStarted, call("b", sipua.DirIn, sipua.StateRingingIn, ""))
+	pub(sipua.EventCallEnded, call("b", sipua.DirIn, sipua.StateEnded, sipua.OutcomeMissed))
+	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{OK: true}})
+	for name, want := range map[string]float64{"calls_incoming_total": 2, "calls_answered_total": 1,
+		"calls_missed_total": 1, "registrations_succeeded_total": 1} {
+		if got := m.Value(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	untap()
+	pub(sipua.EventCallStarted, call("c", sipua.DirIn, sipua.StateRingingIn, ""))
+	if got := m.Value("calls_incoming_total"); got != 2 {
+		t.Errorf("after untap calls_incoming_total = %v, want 2", got)
+	}
+}
+
 func TestAPIAndWebhookCounters(t *testing.T) {
 	m := New()
 	m.APIRequest(false)

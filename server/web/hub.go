@@ -8,8 +8,7 @@ import (
 )
 
 // hub tells open event streams that something changed. A stream renders the
-// whole calls list anew on each poke, so a lost or merged poke loses nothing:
-// the bus subscription may be bounded.
+// whole calls list anew on each poke, so a merged poke loses nothing.
 type hub struct {
 	mu      sync.Mutex
 	clients map[chan struct{}]struct{}
@@ -25,20 +24,21 @@ func newHub() *hub {
 	return &hub{clients: map[chan struct{}]struct{}{}, done: make(chan struct{}), digits: map[string]string{}, sent: map[string]string{}}
 }
 
-// run follows the phone's bus until ctx ends, then ends every stream.
+// run follows the phone's bus until ctx ends, then ends every stream. The
+// hub taps the bus (sipua.Bus.Tap): noting an event and poking the streams
+// take a moment under the hub's locks, and a goroutine woken per event cost
+// more than that (issue 20).
 func (h *hub) run(ctx context.Context, s *Server) {
 	defer close(h.done)
 	go s.watchAudio(ctx)
-	if s.cfg.Bus == nil {
-		<-ctx.Done()
-		return
+	if s.cfg.Bus != nil {
+		untap := s.cfg.Bus.Tap(nil, func(e sipua.Event) {
+			h.note(e)
+			h.poke()
+		})
+		defer untap()
 	}
-	sub := s.cfg.Bus.Subscribe(256, false)
-	defer sub.Close()
-	sub.Each(ctx, func(e sipua.Event) {
-		h.note(e)
-		h.poke()
-	})
+	<-ctx.Done()
 }
 
 // note keeps the digits received on each call while it lasts.
