@@ -27,6 +27,7 @@ require (
 	github.com/pion/webrtc/v4 v4.2.20
 	github.com/prometheus/client_golang v1.25.0
 	github.com/thesyncim/gopus v0.1.1
+	github.com/valyala/fasthttp v1.69.0
 	github.com/zaf/g711 v1.4.0
 	github.com/zalando/go-keyring v0.2.8
 	golang.org/x/sync v0.23.0
@@ -81,7 +82,6 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/tinylib/msgp v1.6.3 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.69.0 // indirect
 	github.com/wlynxg/anet v0.0.5 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/mod v0.41.0 // indirect
