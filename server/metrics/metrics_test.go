@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,14 +47,9 @@ func call(id string, dir sipua.Direction, st sipua.CallState, outcome string) si
 	return sipua.Call{ID: id, Direction: dir, State: st, Outcome: outcome}
 }
 
-func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
-	m := New()
-	bus := sipua.NewBus()
-	sub := bus.Subscribe(1, true)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Consume(ctx, sub); close(done) }()
-
+// publishDay publishes a day's calls and registrations; wantDay and
+// gotDay are the counts they make.
+func publishDay(bus *sipua.Bus) {
 	pub := func(k sipua.EventKind, c sipua.Call) { bus.Publish(sipua.Event{Kind: k, Call: c}) }
 	// answered incoming call, held and resumed: one answer
 	pub(sipua.EventCallStarted, call("a", sipua.DirIn, sipua.StateRingingIn, ""))
@@ -74,33 +70,34 @@ func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
 	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{OK: true}})
 	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{Failed: true}})
 	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{State: "registering"}})
+}
 
-	want := map[string]float64{"incoming": 2, "outgoing": 2, "answered": 1, "missed": 1, "declined": 1,
-		"failed": 1, "regok": 1, "regfail": 1}
-	got := func() map[string]float64 {
-		return map[string]float64{
-			"incoming": m.Value("calls_incoming_total"), "outgoing": m.Value("calls_outgoing_total"),
-			"answered": m.Value("calls_answered_total"), "missed": m.Value("calls_missed_total"),
-			"declined": m.Value("calls_declined_total"), "failed": m.Value("calls_failed_total"),
-			"regok": m.Value("registrations_succeeded_total"), "regfail": m.Value("registrations_failed_total"),
-		}
+var wantDay = map[string]float64{"incoming": 2, "outgoing": 2, "answered": 1, "missed": 1, "declined": 1,
+	"failed": 1, "regok": 1, "regfail": 1}
+
+func gotDay(m *Metrics) map[string]float64 {
+	return map[string]float64{
+		"incoming": m.Value("calls_incoming_total"), "outgoing": m.Value("calls_outgoing_total"),
+		"answered": m.Value("calls_answered_total"), "missed": m.Value("calls_missed_total"),
+		"declined": m.Value("calls_declined_total"), "failed": m.Value("calls_failed_total"),
+		"regok": m.Value("registrations_succeeded_total"), "regfail": m.Value("registrations_failed_total"),
 	}
+}
+
+func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
+	m := New()
+	bus := sipua.NewBus()
+	sub := bus.Subscribe(1, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Consume(ctx, sub); close(done) }()
+	publishDay(bus)
 	// The consumer runs on its own goroutine and there is no event telling
 	// it has caught up: poll with a deadline.
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		g := got()
-		ok := true
-		for k, v := range want {
-			if g[k] != v {
-				ok = false
-			}
-		}
-		if ok {
-			break
-		}
+	for !maps.Equal(gotDay(m), wantDay) {
 		if time.Now().After(deadline) {
-			t.Fatalf("counts %v, want %v", g, want)
+			t.Fatalf("counts %v, want %v", gotDay(m), wantDay)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -114,23 +111,12 @@ func TestTapCountsCalls(t *testing.T) {
 	m := New()
 	bus := sipua.NewBus()
 	untap := m.Tap(bus)
-	pub := func(k sipua.EventKind, c sipua.Call) { bus.Publish(sipua.Event{Kind: k, Call: c}) }
-	pub(sipua.EventCallStarted, call("a", sipua.DirIn, sipua.StateRingingIn, ""))
-	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
-	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateHold, ""))
-	pub(sipua.EventCallStateChanged, call("a", sipua.DirIn, sipua.StateActive, ""))
-	pub(sipua.EventCallEnded, call("a", sipua.DirIn, sipua.StateEnded, sipua.OutcomeAnswered))
-	pub(sipua.EventCallStarted, call("b", sipua.DirIn, sipua.StateRingingIn, ""))
-	pub(sipua.EventCallEnded, call("b", sipua.DirIn, sipua.StateEnded, sipua.OutcomeMissed))
-	bus.Publish(sipua.Event{Kind: sipua.EventRegistration, Registration: sipua.Registration{OK: true}})
-	for name, want := range map[string]float64{"calls_incoming_total": 2, "calls_answered_total": 1,
-		"calls_missed_total": 1, "registrations_succeeded_total": 1} {
-		if got := m.Value(name); got != want {
-			t.Errorf("%s = %v, want %v", name, got, want)
-		}
+	publishDay(bus)
+	if got := gotDay(m); !maps.Equal(got, wantDay) {
+		t.Errorf("counts %v, want %v", got, wantDay)
 	}
 	untap()
-	pub(sipua.EventCallStarted, call("c", sipua.DirIn, sipua.StateRingingIn, ""))
+	bus.Publish(sipua.Event{Kind: sipua.EventCallStarted, Call: call("c", sipua.DirIn, sipua.StateRingingIn, "")})
 	if got := m.Value("calls_incoming_total"); got != 2 {
 		t.Errorf("after untap calls_incoming_total = %v, want 2", got)
 	}
