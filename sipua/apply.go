@@ -162,7 +162,7 @@ func (p *Phone) closeStack(extra ...*line) {
 	wg.Wait()
 	p.wg.Wait()
 	if st != nil {
-		st.close()
+		p.closeStackAfterInvites(st)
 	}
 }
 

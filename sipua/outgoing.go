@@ -130,7 +130,11 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 		})
 		wctx, stop := context.WithCancel(context.Background())
 		c.stopWait = stop
-		go c.waitAnswer(wctx, sess)
+		p.inviting.add()
+		go func() {
+			defer p.inviting.done()
+			c.waitAnswer(wctx, sess)
+		}()
 		return nil
 	})
 	if err != nil {

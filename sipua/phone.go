@@ -33,6 +33,7 @@ type Phone struct {
 	stackMu  sync.Mutex // held while the stack opens or closes
 	listen   string     // what the running stack listens on
 	wg       sync.WaitGroup
+	inviting inviting      // goroutines in sipgo's INVITE client (inviting.go)
 	stopping chan struct{} // closed when Serve begins to shut down
 	stopOnce sync.Once
 	noAnswer time.Duration // outgoing calls ringing longer end with no-answer

@@ -188,6 +188,13 @@ func (st *stack) serve() {
 }
 
 func (st *stack) close() {
+	st.closeListeners()
+	st.ua.Close()
+}
+
+// closeListeners stops taking messages; the user agent's transactions go
+// on until it is closed.
+func (st *stack) closeListeners() {
 	traceUnregister(st)
 	if st.udpConn != nil {
 		st.udpConn.Close()
@@ -196,7 +203,6 @@ func (st *stack) close() {
 		st.tcpLn.Close()
 	}
 	st.closeTLS()
-	st.ua.Close()
 }
 
 // localIPFor gives the address of this host that routes to host (the listen
