@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
 
@@ -39,19 +40,26 @@ func TestStopKeepsCancelAlive(t *testing.T) {
 	}
 	inv, from := peer.read(t, "INVITE")
 	peer.reply(t, inv, from, "180 Ringing")
+	if !testpeer.WaitFor(10*time.Second, func() bool {
+		cs := p.Calls()
+		return len(cs) == 1 && cs[0].State == StateRingingOut
+	}) {
+		t.Fatalf("the call did not ring out: %+v", p.Calls())
+	}
 
 	stop()
 	// The stop cancels the call and unregisters; this far end answers the
 	// un-REGISTER at once and the CANCEL half a second later.
 	var cancelReq string
-	for cancelReq == "" || reg != "" {
+	unregistered := false
+	for cancelReq == "" || !unregistered {
 		m, from := peer.read(t, "")
 		switch {
 		case strings.HasPrefix(m, "CANCEL"):
 			cancelReq = m
-		case strings.HasPrefix(m, "REGISTER"):
+		case strings.HasPrefix(m, "REGISTER"): // retransmissions of the first too
 			peer.reply(t, m, from, "200 OK")
-			reg = ""
+			unregistered = unregistered || header(m, "Expires") == "0"
 		}
 	}
 	time.Sleep(500 * time.Millisecond) // the slow far end
