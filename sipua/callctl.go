@@ -39,7 +39,7 @@ type call struct {
 	remoteHold bool
 	conf       bool
 	dkey       string        // key in Phone.dialogs
-	stopWait   func()        // outgoing: stop waiting for the answer (sends CANCEL)
+	stopWait   func()        // outgoing: hung up while dialling, CANCEL (cancel.go)
 	final      chan struct{} // incoming: closed when the INVITE has its final answer
 	acked      chan struct{} // incoming: closed when the ACK of our 2xx arrived (onAck)
 	ackOnce    sync.Once

@@ -10,12 +10,11 @@ import (
 const inviteGrace = 3 * time.Second
 
 // inviting counts the goroutines waiting for the answer to an outgoing
-// INVITE (waitAnswer). A hang-up while dialling makes sipgo send the CANCEL
-// from that goroutine, and sipgo v1.7.2 reads the CANCEL's answer without
-// checking for none: a user agent closed under it can end the CANCEL's
-// transaction with neither an answer nor an error (see doRequest), and the
-// phone crashed at shutdown (CI run 16). So the stack's user agent is
-// closed only once no goroutine is in there.
+// INVITE (waitAnswer) and those sending its CANCEL (cancel.go). A stop hangs
+// up the calls still dialling; their CANCELs and the 487s that follow (whose
+// ACK the INVITE's transaction sends) need the user agent, so it is closed
+// only once no goroutine is in there. (With sipgo's own CANCEL, a user agent
+// closed under it crashed the phone at shutdown: CI run 16.)
 type inviting struct {
 	mu   sync.Mutex
 	n    int

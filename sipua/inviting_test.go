@@ -2,7 +2,6 @@ package sipua
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,9 +32,7 @@ func TestStopKeepsCancelAlive(t *testing.T) {
 	defer stop()
 	reg, from := peer.read(t, "REGISTER")
 	peer.reply(t, reg, from, "200 OK")
-	// A full URI with the port: sipgo v1.7.2 sends a CANCEL to the
-	// Request-URI's host and port, not where the INVITE went (noted).
-	if _, err := p.Dial(context.Background(), "sip:123@127.0.0.1:"+strconv.Itoa(peer.port()), ""); err != nil {
+	if _, err := p.Dial(context.Background(), "123", ""); err != nil {
 		t.Fatal(err)
 	}
 	inv, from := peer.read(t, "INVITE")

@@ -128,12 +128,16 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 				return nil
 			})
 		})
-		wctx, stop := context.WithCancel(context.Background())
-		c.stopWait = stop
+		wctx, stop := context.WithCancelCause(context.Background())
+		waited := make(chan struct{})
+		k := &inviteCanceller{c: c, client: l.client, stopWait: stop, waited: waited}
+		c.stopWait = k.hangup
 		p.inviting.add()
 		go func() {
 			defer p.inviting.done()
-			c.waitAnswer(wctx, sess)
+			defer close(waited)
+			defer stop(nil)
+			c.waitAnswer(wctx, sess, k)
 		}()
 		return nil
 	})
@@ -145,7 +149,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 
 // waitAnswer follows the INVITE transaction: 180/183 ring, 2xx answers,
 // anything else ends the call. Digest auth on 401/407 is done by sipgo.
-func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) {
+func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession, k *inviteCanceller) {
 	bg := context.Background()
 	var early *sip.Response
 	err := sess.WaitAnswer(ctx, sipgo.AnswerOptions{
@@ -169,7 +173,7 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession) 
 			if r.StatusCode == 180 || r.StatusCode == 183 {
 				_ = c.do(bg, func() error { c.onRinging(r); return nil })
 			}
-			return nil
+			return k.onResponse(sess.InviteRequest, r)
 		},
 	})
 	if err == nil && (sess.InviteResponse == nil || !sess.InviteResponse.IsSuccess()) {
