@@ -15,25 +15,9 @@ import (
 	"unsafe"
 
 	"github.com/softphone/softphone/internal/gcnotice"
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/sipua"
 )
-
-// rssFileKB is this process's file-backed resident memory (proc(5)).
-func rssFileKB(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "RssFile:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	t.Fatal("no RssFile")
-	return 0
-}
 
 // rodataAnchor is a constant: its bytes are in the executable's rodata.
 const rodataAnchor = "anchor"
@@ -128,11 +112,11 @@ func TestIdleGCUnmapsExecutable(t *testing.T) {
 	events <- sipua.Event{Kind: sipua.EventCallStarted, Call: sipua.Call{ID: "a", State: sipua.StateActive}}
 	callUp.Store(true) // from here until the end is sent, the keeper has the call as up
 	touchExecutable(t)
-	full := rssFileKB(t)
+	full := testpeer.RssFileKB(t)
 	for i := 0; i < 3; i++ {
 		runtime.GC()
 	}
-	if during := rssFileKB(t); during < full*3/4 {
+	if during := testpeer.RssFileKB(t); during < full*3/4 {
 		t.Fatalf("RssFile fell from %d to %d kB while a call was up", full, during)
 	}
 	callUp.Store(false)
@@ -146,7 +130,7 @@ func TestIdleGCUnmapsExecutable(t *testing.T) {
 	// (The quiet spell's own collection may be told and released before
 	// this: only a release decided after the touch counts.)
 	touchExecutable(t)
-	full = rssFileKB(t)
+	full = testpeer.RssFileKB(t)
 	touched.Store(true)
 	runtime.GC()
 	select {
@@ -154,7 +138,7 @@ func TestIdleGCUnmapsExecutable(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no release after the idle collection")
 	}
-	after := rssFileKB(t)
+	after := testpeer.RssFileKB(t)
 	t.Logf("RssFile %d kB with the executable mapped, %d kB after the idle collection's release", full, after)
 	if after >= full/2 {
 		t.Fatalf("RssFile %d kB after the release, %d before: the executable is still mapped", after, full)

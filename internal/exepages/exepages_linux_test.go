@@ -1,11 +1,12 @@
 package exepages
 
 import (
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 func TestCleanReadOnlyOf(t *testing.T) {
@@ -31,35 +32,16 @@ func TestCleanReadOnlyOf(t *testing.T) {
 	}
 }
 
-func rssFile(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "RssFile:" {
-			n, err := strconv.Atoi(f[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatal("no RssFile in /proc/self/status")
-	return 0
-}
-
 // Release unmaps the test binary's own code and read-only data: the
 // process's file-backed RSS falls, and the program goes on running (what
 // it runs next is mapped back from the page cache).
 func TestRelease(t *testing.T) {
-	before := rssFile(t)
+	before := testpeer.RssFileKB(t)
 	st, err := Release()
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := rssFile(t)
+	after := testpeer.RssFileKB(t)
 	if st.Mappings < 2 || st.Bytes <= 0 {
 		t.Fatalf("Release advised %+v; want the text and the read-only data", st)
 	}
