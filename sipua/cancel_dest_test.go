@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,24 +22,10 @@ import (
 // Request-URI's host at port 5060, so the far end rang on.
 func TestCancelGoesWhereTheInviteWent(t *testing.T) {
 	peer := newRawPeer(t)
-	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true, ExpiryS: 3600}
-	tp := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0"}, Accounts: []store.Account{acc}}, nil, nil)
-	reg, from := peer.read(t, "REGISTER")
-	peer.reply(t, reg, from, "200 OK")
-	c, err := tp.Dial(context.Background(), "123", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, from := peer.read(t, "INVITE")
+	tp := rawAccountPhone(t, peer)
+	c, inv, from := dialRinging(t, tp, peer)
 	if !strings.HasPrefix(inv, "INVITE sip:123@127.0.0.1 ") {
 		t.Fatalf("the Request-URI should name no port here:\n%.80s", inv)
-	}
-	peer.reply(t, inv, from, "180 Ringing")
-	if !testpeer.WaitFor(10*time.Second, func() bool {
-		got, ok := tp.Call(c.ID)
-		return ok && got.State == StateRingingOut
-	}) {
-		t.Fatal("the call did not ring out")
 	}
 	if err := tp.Hangup(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
@@ -55,7 +42,7 @@ func TestCancelGoesWhereTheInviteWent(t *testing.T) {
 	}
 }
 
-// rawAccount is an account at peer (Domain plus Port, no outbound proxy)
+// rawAccountPhone is a phone with an account at peer (Domain plus Port, no outbound proxy)
 // with password "pw", registered.
 func rawAccountPhone(t *testing.T, peer *rawPeer) *tphone {
 	t.Helper()
@@ -66,12 +53,28 @@ func rawAccountPhone(t *testing.T, peer *rawPeer) *tphone {
 	return tp
 }
 
-// TestHangupBeforeRingingCancelsLater: a hang-up before any answer to the
-// INVITE ends the call at once, and the CANCEL follows the first
-// provisional answer (RFC 3261 9.1: not before one), here a 100.
-func TestHangupBeforeRingingCancelsLater(t *testing.T) {
-	peer := newRawPeer(t)
-	tp := rawAccountPhone(t, peer)
+// dialRinging dials 123 at peer and has the call ring out (180).
+func dialRinging(t *testing.T, tp *tphone, peer *rawPeer) (Call, string, *net.UDPAddr) {
+	t.Helper()
+	c, err := tp.Dial(context.Background(), "123", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, from := peer.read(t, "INVITE")
+	peer.reply(t, inv, from, "180 Ringing")
+	if !testpeer.WaitFor(10*time.Second, func() bool {
+		got, ok := tp.Call(c.ID)
+		return ok && got.State == StateRingingOut
+	}) {
+		t.Fatal("the call did not ring out")
+	}
+	return c, inv, from
+}
+
+// dialHangUp dials 123 at peer and hangs up before any answer; the call
+// ends at once.
+func dialHangUp(t *testing.T, tp *tphone, peer *rawPeer) (string, *net.UDPAddr) {
+	t.Helper()
 	c, err := tp.Dial(context.Background(), "123", "")
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +86,16 @@ func TestHangupBeforeRingingCancelsLater(t *testing.T) {
 	if _, ok := tp.Call(c.ID); ok {
 		t.Fatal("the call is still up after the hang-up")
 	}
+	return inv, from
+}
+
+// TestHangupBeforeRingingCancelsLater: a hang-up before any answer to the
+// INVITE ends the call at once, and the CANCEL follows the first
+// provisional answer (RFC 3261 9.1: not before one), here a 100.
+func TestHangupBeforeRingingCancelsLater(t *testing.T) {
+	peer := newRawPeer(t)
+	tp := rawAccountPhone(t, peer)
+	inv, from := dialHangUp(t, tp, peer)
 	peer.reply(t, inv, from, "100 Trying")
 	cancel, cfrom := peer.read(t, "CANCEL")
 	if header(cancel, "Call-ID") != header(inv, "Call-ID") || !strings.HasSuffix(header(cancel, "CSeq"), " CANCEL") {
@@ -100,14 +113,7 @@ func TestHangupBeforeRingingCancelsLater(t *testing.T) {
 func TestHangupThenChallengeNoRetry(t *testing.T) {
 	peer := newRawPeer(t)
 	tp := rawAccountPhone(t, peer)
-	c, err := tp.Dial(context.Background(), "123", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, from := peer.read(t, "INVITE")
-	if err := tp.Hangup(context.Background(), c.ID); err != nil {
-		t.Fatal(err)
-	}
+	inv, from := dialHangUp(t, tp, peer)
 	peer.reply(t, inv, from, "407 Proxy Authentication Required", `Proxy-Authenticate: Digest realm="test", nonce="n1", algorithm=MD5`)
 	peer.read(t, "ACK")
 	<-tp.inviting.quiet() // the wait for the answer is over
@@ -123,18 +129,7 @@ func TestHangupThenChallengeNoRetry(t *testing.T) {
 func TestAnswerCrossesCancel(t *testing.T) {
 	peer := newRawPeer(t)
 	tp := rawAccountPhone(t, peer)
-	c, err := tp.Dial(context.Background(), "123", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, from := peer.read(t, "INVITE")
-	peer.reply(t, inv, from, "180 Ringing")
-	if !testpeer.WaitFor(10*time.Second, func() bool {
-		got, ok := tp.Call(c.ID)
-		return ok && got.State == StateRingingOut
-	}) {
-		t.Fatal("the call did not ring out")
-	}
+	c, inv, from := dialRinging(t, tp, peer)
 	if err := tp.Hangup(context.Background(), c.ID); err != nil {
 		t.Fatal(err)
 	}
