@@ -57,9 +57,22 @@ func (w wine) env() []string {
 	return append(os.Environ(), "WINEPREFIX="+w.prefix, "WINEDEBUG=-all")
 }
 
-// run runs a Windows program to its end.
+// run runs a Windows program to its end. Wine now and then fails to start
+// a program at all on a loaded machine ("ShellExecuteEx failed: Internal
+// error" from its loader, CI run 20, `reg query` of one key of three): that
+// start is tried again, up to three times; the program's own failures are not.
 func (w wine) run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	for try := 1; ; try++ {
+		out, err := w.runOnce(args...)
+		if err == nil || try == 3 || !strings.Contains(out, "ShellExecuteEx failed") {
+			return out, err
+		}
+		t.Logf("wine did not start %v (try %d): %s", args, try, out)
+	}
+}
+
+func (w wine) runOnce(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wineRunMax)
 	defer cancel()
 	out, err := w.command(ctx, args...).CombinedOutput()
