@@ -86,11 +86,7 @@ func gotDay(m *Metrics) map[string]float64 {
 
 func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
 	m := New()
-	bus := sipua.NewBus()
-	sub := bus.Subscribe(1, true)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Consume(ctx, sub); close(done) }()
+	bus, stop := consuming(m)
 	publishDay(bus)
 	// The consumer runs on its own goroutine and there is no event telling
 	// it has caught up: poll with a deadline.
@@ -101,9 +97,22 @@ func TestConsumeCountsCallsAndRegistrations(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	cancel()
-	<-done
-	sub.Close()
+	stop()
+}
+
+// consuming runs m.Consume on a new bus's lossless subscription until stop,
+// which waits for it to return.
+func consuming(m *Metrics) (bus *sipua.Bus, stop func()) {
+	bus = sipua.NewBus()
+	sub := bus.Subscribe(1, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Consume(ctx, sub); close(done) }()
+	return bus, func() {
+		cancel()
+		<-done
+		sub.Close()
+	}
 }
 
 // Tap counts as Consume does, by the time each Publish returns.

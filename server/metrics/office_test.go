@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -12,11 +11,7 @@ import (
 // the phone reports counts once under its event package.
 func TestSubscriptionFailuresCounted(t *testing.T) {
 	m := New()
-	bus := sipua.NewBus()
-	sub := bus.Subscribe(1, true)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Consume(ctx, sub); close(done) }()
+	bus, stop := consuming(m)
 	for _, ev := range []string{"dialog", "dialog", "message-summary", "bogus"} {
 		bus.Publish(sipua.Event{Kind: sipua.EventSubscriptionFailed, Office: sipua.OfficeChange{Event: ev}})
 	}
@@ -24,8 +19,7 @@ func TestSubscriptionFailuresCounted(t *testing.T) {
 	for m.SubscriptionFailures("other") != 1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	cancel()
-	<-done
+	stop()
 	if d, mw, p, o := m.SubscriptionFailures("dialog"), m.SubscriptionFailures("message-summary"),
 		m.SubscriptionFailures("presence"), m.SubscriptionFailures("other"); d != 2 || mw != 1 || p != 0 || o != 1 {
 		t.Errorf("dialog %v, message-summary %v, presence %v, other %v; want 2 1 0 1", d, mw, p, o)
