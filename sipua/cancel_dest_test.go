@@ -147,3 +147,17 @@ func TestAnswerCrossesCancel(t *testing.T) {
 	peer.reply(t, bye, bfrom, "200 OK")
 	<-tp.inviting.quiet()
 }
+
+// TestCancelReachesSIPp: SIPp as the server of an account given as Domain
+// plus Port (no outbound proxy), ringing without a Record-Route: a hang-up
+// while it rings reaches it as a CANCEL, its 487 is acknowledged, and the
+// scenario passes (it fails when no CANCEL comes within 10 s).
+func TestCancelReachesSIPp(t *testing.T) {
+	port, wait := sippUAS(t, "uas_ring_cancel.xml", "-m", "1")
+	p := startPhone(t, sippAccount(t, port), "")
+	c, err := p.Dial(bg, "ring", "")
+	must(t, err)
+	p.waitState(c.ID, StateRingingOut, 10*time.Second)
+	must(t, p.Hangup(bg, c.ID))
+	wait()
+}
