@@ -155,7 +155,9 @@ func write(track *webrtc.TrackLocalStaticRTP, payload []byte, marker bool, seq u
 // renegotiation). It reports whether the tab now gets c.
 func (t *tab) follow(c Codec) bool {
 	t.mu.Lock()
-	if codecKind(t.codec.Name) == codecKind(c.Name) {
+	// Per packet: names compared as they are (codec names are
+	// case-insensitive, RFC 4855 3), no copy upper-cased each time.
+	if strings.EqualFold(t.codec.Name, c.Name) {
 		t.mu.Unlock()
 		return true
 	}
