@@ -11,8 +11,8 @@ import (
 )
 
 // errHungUp ends the wait for an answer when the caller hung up and the
-// INVITE was refused with a challenge: a call hung up is not retried with
-// credentials.
+// INVITE was then challenged (401/407): a call hung up is not retried with
+// credentials. Other refusals keep their status.
 var errHungUp = errors.New("hung up while dialling")
 
 // inviteCanceller sends the CANCEL of an outgoing INVITE (RFC 3261 9.1).
@@ -63,8 +63,8 @@ func (k *inviteCanceller) onResponse(inv *sip.Request, r *sip.Response) error {
 		// 3261 9.1; a hang-up then is a BYE), and a digest retry starts
 		// another transaction.
 		k.req = nil
-		if k.wanted && !r.IsSuccess() {
-			return errHungUp
+		if k.wanted && (r.StatusCode == 401 || r.StatusCode == 407) {
+			return errHungUp // not retried with credentials
 		}
 	}
 	return nil

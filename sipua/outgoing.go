@@ -123,7 +123,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 		c.answerAt = time.AfterFunc(p.noAnswer, func() {
 			_ = c.do(context.Background(), func() error {
 				if c.c.State == StateDialing || c.c.State == StateRingingOut {
-					c.end(ReasonNoAnswer, OutcomeMissed) // stops waiting: sipgo sends CANCEL
+					c.end(ReasonNoAnswer, OutcomeMissed) // sends the CANCEL (cancel.go)
 				}
 				return nil
 			})
@@ -151,20 +151,9 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 // anything else ends the call. Digest auth on 401/407 is done by sipgo.
 func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession, k *inviteCanceller) {
 	bg := context.Background()
-	var early *sip.Response
 	err := sess.WaitAnswer(ctx, sipgo.AnswerOptions{
 		Username: c.line.authUser(), Password: c.line.password(),
 		OnResponse: func(r *sip.Response) error {
-			// sipgo hands responses up from a goroutine each, so a 100 can
-			// come after the 180. The CANCEL is routed by the Record-Route
-			// of the last response kept, so keep the 18x (it has one).
-			if r.IsProvisional() {
-				if r.StatusCode > 100 {
-					early = r
-				} else if early != nil {
-					sess.InviteResponse = early
-				}
-			}
 			if r.IsSuccess() {
 				// Before WaitAnswer returns: a BYE right after the 200 must
 				// find the dialog.
