@@ -85,3 +85,35 @@ func TestTLSThroughKamailio(t *testing.T) {
 	}
 	t.Logf("TLS leg: %d segments, %d bytes, no clear SIP", records, bytes)
 }
+
+// TestTLSCancelThroughKamailio: a call placed over TLS and hung up while it
+// rings is cancelled at the far end: the phone's own CANCEL (cancel.go)
+// takes the INVITE's way, the TLS connection to kamailio, and bob's phone
+// stops ringing with the call cancelled.
+func TestTLSCancelThroughKamailio(t *testing.T) {
+	kam := testpeer.KamailioTLS(t)
+	bob := startPhone(t, account(kam.Kam, "bob", "udp"), "bobpw")
+	bob.waitRegistered()
+	acc := store.Account{ID: uuid.NewString(), Name: "alice", Username: "alice", Domain: "127.0.0.1", Port: kam.TLSPort,
+		Transport: "tls", ExpiryS: 300, Enabled: true, CAFile: kam.Certs.CA}
+	a := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0"}, Accounts: []store.Account{acc}},
+		secretMap{"account:" + acc.ID: "alicepw"}, nil)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("alice's SIP trace:\n%s\nkamailio:\n%s", tail(a.SIPTrace()), tail(kam.Log()))
+		}
+	})
+	a.waitRegistered()
+	out, err := a.Dial(bg, "sips:bob@"+kam.TLSAddr(), "")
+	must(t, err)
+	in := bob.waitState("", StateRingingIn, 10*time.Second)
+	a.waitState(out.ID, StateRingingOut, 10*time.Second)
+	must(t, a.Hangup(bg, out.ID))
+	evs := bob.callEvents(in.ID, 10*time.Second)
+	if end := evs[len(evs)-1].Call; end.Reason != ReasonCancelled {
+		t.Fatalf("bob's call after alice hung up while it rang: %+v", end)
+	}
+	if !strings.Contains(a.SIPTrace(), "CANCEL sips:bob@") {
+		t.Fatalf("no CANCEL in alice's trace:\n%s", tail(a.SIPTrace()))
+	}
+}
