@@ -287,7 +287,7 @@ try {
     check('second call: the first is on hold', calls.find((c) => c.id === c1)?.state === 'hold', show(calls.map((c) => [c.number, c.state])));
     const rtp = await (await cap).stop();
     const held = tone(rtp.audio(t0, t1), 8000);
-    check('second call: what is sent to the held bob is silence', held.secs > 0.5 && held.rms < SILENT, show(held));
+    check('second call: what is sent to the held bob is silence', held.secs > 0.5 && held.rms < SILENT, show({ held, captured: rtp.about(t0, t1) }));
   }
 
   // 6. After the last call: the microphone closed, no connection left.

@@ -66,6 +66,22 @@ export function sine(path, hz, rate, secs, channels = 1) {
   execFileSync('sox', ['-n', '-r', String(rate), '-c', String(channels), '-b', '16', path, 'synth', String(secs), 'sine', String(hz), 'vol', '0.5']);
 }
 
+// rtpBlock gives each baresip of this run its own 40 RTP ports, in blocks
+// of 40 between 10000 and 16383: below the phone's default RTP range
+// (sip.rtp_port_min 16384) and the kernel's ephemeral ports (32768 up), so a
+// capture of one peer's ports (capture) never takes in packets to another
+// peer or to the phone. Random ranges used to overlap now and then (CI run
+// 25: the held bob's capture held carol's stream too, the page's 440 Hz).
+const rtpTaken = new Set();
+function rtpBlock() {
+  const blocks = Math.floor((16384 - 10000) / 40);
+  if (rtpTaken.size >= blocks) throw new Error('no RTP block left for another baresip');
+  for (;;) {
+    const b = Math.floor(Math.random() * blocks);
+    if (!rtpTaken.has(b)) { rtpTaken.add(b); return 10000 + 40 * b; }
+  }
+}
+
 // baresip registers user/pass at the registrar, answers at once, plays
 // source or a sine of hz, and records what it hears in dir/rec/*dec.wav.
 // codecs are its audio_codecs. baresip 1.0 has no resampler here: its source
@@ -76,7 +92,7 @@ export async function baresip({ user, pass, registrar, hz = 1000, source, codecs
   mkdirSync(join(dir, 'rec'));
   const [, rate = '8000', ch = '1'] = codecs[0].split('/');
   if (!source) { source = join(dir, 'tone.wav'); sine(source, hz, Number(rate), 120, Number(ch)); }
-  const sip = await freePort(), ctrl = await freePort(), http = await freePort(), rtp = 20000 + 2 * Math.floor(Math.random() * 9000);
+  const sip = await freePort(), ctrl = await freePort(), http = await freePort(), rtp = rtpBlock();
   writeFileSync(join(dir, 'config'), `poll_method\t\tepoll
 sip_listen\t\t127.0.0.1:${sip}
 net_interface\t\t127.0.0.1
@@ -172,11 +188,16 @@ export async function capture(dir, [from, to]) {
       return {
         packets: pkts.length,
         // about says what was captured when a check fails: packets by
-        // destination port and payload type, first and last time.
+        // destination port and payload type (all, and between t0 and t1),
+        // first and last time.
         about(t0, t1) {
-          const by = {};
-          for (const k of pkts) by[`${k.port}/${k.pt}`] = (by[`${k.port}/${k.pt}`] ?? 0) + 1;
-          return { packets: pkts.length, by, first: pkts[0]?.t, last: pkts.at(-1)?.t, t0, t1 };
+          const by = {}, within = {};
+          for (const k of pkts) {
+            const key = `${k.port}/${k.pt}`;
+            by[key] = (by[key] ?? 0) + 1;
+            if (k.t >= t0 && k.t <= t1) within[key] = (within[key] ?? 0) + 1;
+          }
+          return { packets: pkts.length, by, within, first: pkts[0]?.t, last: pkts.at(-1)?.t, t0, t1 };
         },
         audio(t0, t1) {
           const out = [];
