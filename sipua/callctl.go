@@ -53,6 +53,9 @@ type call struct {
 	ringMu     sync.Mutex
 	ringT      *time.Timer // incoming: the ring timeout, stopped by closeFinal
 	byeing     bool        // a BYE of ours is on its way
+	// a re-INVITE of ours waits for its answer; read off the call's
+	// goroutine, which that wait holds (RFC 3261 14.2 glare, onInvite)
+	reinviting atomic.Bool
 	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string

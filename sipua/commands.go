@@ -91,7 +91,9 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 	if c.remoteHold {
 		dir = map[bool]mediaDir{true: dirInactive, false: dirRecvOnly}[hold]
 	}
+	c.reinviting.Store(true) // glare: theirs gets 491 meanwhile (onInvite)
 	res, err := c.request(ctx, sip.INVITE, c.localSDP(c.sessionCodecs(), dir), "application/sdp")
+	c.reinviting.Store(false)
 	if err != nil {
 		return err
 	}
@@ -116,8 +118,11 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 	return nil
 }
 
-func (c *call) isConnected() bool {
-	switch c.c.State {
+func (c *call) isConnected() bool { return isConnectedState(c.c.State) }
+
+// isConnectedState says whether a call in s was answered and goes on.
+func isConnectedState(s CallState) bool {
+	switch s {
 	case StateActive, StateHold, StateOnHold, StateConference:
 		return true
 	}

@@ -21,6 +21,14 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
 			return
 		}
+		if c.reinviting.Load() {
+			// RFC 3261 14.2: an INVITE of ours on this dialog is in
+			// progress; the far end retries after a random wait (14.1).
+			// Waiting for ours instead left both sides waiting when the
+			// far end did the same.
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
+			return
+		}
 		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
 		}
@@ -41,8 +49,16 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		if err == nil {
 			replaced = p.callByTags(r)
 		}
-		if replaced == nil {
+		// RFC 3891 3: only a confirmed dialog is replaced here (an early
+		// one we did not initiate, a call ringing in, gets 481: its caller
+		// could otherwise have it answered without anyone taking it), and
+		// not when early-only asks for an early one (486).
+		if replaced == nil || !isConnectedState(replaced.snapshot().State) {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			return
+		}
+		if r.earlyOnly {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 			return
 		}
 	}

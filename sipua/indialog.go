@@ -67,6 +67,18 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 	}
 	ctx, cancel := context.WithTimeout(ctx, inDialogTimeout)
 	defer cancel()
+	if c.in != nil && c.final != nil {
+		// A call we answered: nothing goes inside its dialog before the
+		// ACK of our 2xx (or the end of its retransmissions), as for BYE
+		// (bye.go): the INVITE transaction is still in progress (RFC 3261
+		// 14.1; RFC 6026 Accepted), and sipgo's WriteResponse writes the
+		// session's InviteResponse until then, which requests read.
+		select {
+		case <-c.final:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+	}
 	var auth sip.Header
 	for attempt := 0; ; attempt++ {
 		req := sip.NewRequest(method, c.remoteTarget())

@@ -1,0 +1,153 @@
+package sipua
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/store"
+)
+
+// TestReplacesOfRingingCallRefused: a caller whose call rings here knows
+// the early dialog's three ids (its 180 carries our tag). An INVITE with
+// Replaces naming that ringing call must get 481 and leave it ringing
+// (RFC 3891 3: an early dialog this UA did not initiate is not
+// replaced); it was answered at once, so a caller could open the
+// microphone without anyone taking the call, do-not-disturb or not.
+func TestReplacesOfRingingCallRefused(t *testing.T) {
+	for _, dnd := range []bool{false, true} {
+		p, r := rawCallerPhone(t, func(s *store.Settings) { s.SIP.DoNotDisturb = dnd })
+		first := r.invite("")
+		if dnd {
+			if statusOf(first) != 486 {
+				t.Fatalf("do-not-disturb: %s", first)
+			}
+			r.ack(1, r.invBr)
+			// The 486 ended the call; its dialog is gone with it.
+		} else {
+			if statusOf(first) != 180 {
+				t.Fatalf("first answer %.40q", first)
+			}
+			p.waitState("", StateRingingIn, 5*time.Second)
+		}
+		repl := r.callID + ";to-tag=" + r.ttag + ";from-tag=" + r.ftag
+		br := r.request("INVITE", uuid.NewString(), "x"+r.ftag, "", 1, "Replaces: "+repl+"\r\n", rawSDP(40002, audio.SendRecv))
+		if res := r.final(br); statusOf(res) != 481 {
+			t.Fatalf("dnd %v: INVITE with Replaces of a ringing call answered %.40q, want 481", dnd, res)
+		}
+		for _, c := range p.Calls() {
+			if c.State != StateRingingIn {
+				t.Fatalf("dnd %v: a call in %s after the Replaces: %+v", dnd, c.State, c)
+			}
+		}
+	}
+}
+
+// TestReplacesEarlyOnlyOfAnsweredCall: an INVITE with Replaces carrying
+// early-only (a pickup of a call thought to be still ringing, as this
+// phone's own BLF pickup sends) that names an answered call gets 486 and
+// the call goes on (RFC 3891 3, the race of 7.1); it was replaced.
+func TestReplacesEarlyOnlyOfAnsweredCall(t *testing.T) {
+	p, r := rawCallerPhone(t, autoAnswer)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	r.ack(1, "")
+	c := p.waitState("", StateActive, 5*time.Second)
+	repl := r.callID + ";to-tag=" + r.ttag + ";from-tag=" + r.ftag + ";early-only"
+	br := r.request("INVITE", uuid.NewString(), "x"+r.ftag, "", 1, "Replaces: "+repl+"\r\n", rawSDP(40002, audio.SendRecv))
+	if res := r.final(br); statusOf(res) != 486 {
+		t.Fatalf("INVITE with Replaces;early-only of an answered call answered %.40q, want 486", res)
+	}
+	if got, ok := p.Call(c.ID); !ok || got.State != StateActive || len(p.Calls()) != 1 {
+		t.Fatalf("after the Replaces: %+v, %d calls", got, len(p.Calls()))
+	}
+	if _, bye := r.requestFromPhone("BYE", 0); bye || strings.Contains(p.SIPTrace(), "BYE sip:") {
+		t.Fatal("the answered call was hung up")
+	}
+}
+
+// answeredRawCall has the phone auto-answer the raw caller's call and
+// acknowledges the 200.
+func answeredRawCall(t *testing.T, mods ...func(*store.Settings)) (*tphone, *rawCaller, Call) {
+	t.Helper()
+	p, r := rawCallerPhone(t, append([]func(*store.Settings){autoAnswer}, mods...)...)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	r.ack(1, "")
+	return p, r, p.waitState("", StateActive, 5*time.Second)
+}
+
+// TestReinviteGlare491: the phone puts a call on hold (re-INVITE) and,
+// before that is answered, the far end sends a re-INVITE of its own. The
+// far end's gets 491 at once (RFC 3261 14.2: MUST), so it can retry, and
+// the phone's hold completes once the far end answers it. The phone held
+// the far end's re-INVITE unanswered until its own was answered; a far
+// end doing the same (another of our phones) left both hanging until
+// both transactions timed out (32 s) and both holds failed.
+func TestReinviteGlare491(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	held := make(chan error, 1)
+	go func() { held <- p.Hold(bg, c.ID) }()
+	ours, ok := r.requestFromPhone("INVITE", 10*time.Second)
+	if !ok {
+		t.Fatal("no re-INVITE for the hold")
+	}
+	br := r.inDialog("INVITE", "", rawSDP(40000, audio.SendOnly))
+	res, ok := r.find(5*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "SIP/2.0 ") && strings.Contains(header(m, "Via"), br) && statusOf(m) >= 200
+	})
+	if !ok || statusOf(res) != 491 {
+		t.Fatalf("re-INVITE crossing ours answered %.40q (in time: %v), want 491", res, ok)
+	}
+	r.ack(r.cseq, br)
+	r.answer(ours, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
+	if err := <-held; err != nil {
+		t.Fatalf("hold: %v", err)
+	}
+	if got, _ := p.Call(c.ID); got.State != StateHold {
+		t.Fatalf("after the hold: %s", got.State)
+	}
+	// With nothing of ours pending, the far end's re-INVITE is taken.
+	br = r.inDialog("INVITE", "", rawSDP(40000, audio.SendOnly))
+	if res := r.final(br); statusOf(res) != 200 {
+		t.Fatalf("a later re-INVITE answered %.40q", res)
+	}
+	r.ack(r.cseq, "")
+}
+
+// TestNoReinviteBeforeAck: a call answered here whose caller has not yet
+// acknowledged the 200 is put on hold. The re-INVITE waits for the ACK
+// (RFC 3261 14.1: no INVITE while one is in progress; the 200 is still
+// being retransmitted), as the BYE already did; it went out at once, while
+// sipgo was still writing the dialog's answer (a data race under -race).
+func TestNoReinviteBeforeAck(t *testing.T) {
+	p, r := rawCallerPhone(t, autoAnswer)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	c := p.waitState("", StateActive, 5*time.Second)
+	held := make(chan error, 1)
+	go func() { held <- p.Hold(bg, c.ID) }()
+	// The unacknowledged 200 is sent again after T1 (500 ms); the
+	// re-INVITE must not come before it.
+	m, ok := r.find(5*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "INVITE ") || strings.HasPrefix(m, "SIP/2.0 200") && strings.Contains(header(m, "Via"), r.invBr)
+	})
+	if !ok || !strings.HasPrefix(m, "SIP/2.0 200") {
+		t.Fatalf("before the ACK the phone sent %.40q (any: %v), want its 200 again", m, ok)
+	}
+	r.ack(1, "")
+	ours, ok := r.requestFromPhone("INVITE", 10*time.Second)
+	if !ok {
+		t.Fatal("no re-INVITE after the ACK")
+	}
+	r.answer(ours, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
+	if err := <-held; err != nil {
+		t.Fatalf("hold: %v", err)
+	}
+}
