@@ -44,6 +44,7 @@ type call struct {
 	acked      chan struct{} // incoming: closed when the ACK of our 2xx arrived (onAck)
 	ackOnce    sync.Once
 	refer      *referWait  // a REFER we sent, waiting for its outcome
+	referIn    bool        // a REFER we took: its call is being placed
 	endHint    string      // reason to use when the other side ends the call
 	answerAt   *time.Timer // Call-Info answer-after; no-answer timeout of outgoing calls
 	sdpSession uint64

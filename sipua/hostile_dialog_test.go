@@ -51,12 +51,7 @@ func TestReplacesOfRingingCallRefused(t *testing.T) {
 // phone's own BLF pickup sends) that names an answered call gets 486 and
 // the call goes on (RFC 3891 3, the race of 7.1); it was replaced.
 func TestReplacesEarlyOnlyOfAnsweredCall(t *testing.T) {
-	p, r := rawCallerPhone(t, autoAnswer)
-	if res := r.invite(""); statusOf(res) != 200 {
-		t.Fatalf("auto-answer: %.40q", res)
-	}
-	r.ack(1, "")
-	c := p.waitState("", StateActive, 5*time.Second)
+	p, r, c := answeredRawCall(t)
 	repl := r.callID + ";to-tag=" + r.ttag + ";from-tag=" + r.ftag + ";early-only"
 	br := r.request("INVITE", uuid.NewString(), "x"+r.ftag, "", 1, "Replaces: "+repl+"\r\n", rawSDP(40002, audio.SendRecv))
 	if res := r.final(br); statusOf(res) != 486 {
@@ -65,7 +60,7 @@ func TestReplacesEarlyOnlyOfAnsweredCall(t *testing.T) {
 	if got, ok := p.Call(c.ID); !ok || got.State != StateActive || len(p.Calls()) != 1 {
 		t.Fatalf("after the Replaces: %+v, %d calls", got, len(p.Calls()))
 	}
-	if _, bye := r.requestFromPhone("BYE", 0); bye || strings.Contains(p.SIPTrace(), "BYE sip:") {
+	if strings.Contains(p.SIPTrace(), "BYE sip:") {
 		t.Fatal("the answered call was hung up")
 	}
 }
@@ -79,7 +74,20 @@ func answeredRawCall(t *testing.T, mods ...func(*store.Settings)) (*tphone, *raw
 		t.Fatalf("auto-answer: %.40q", res)
 	}
 	r.ack(1, "")
-	return p, r, p.waitState("", StateActive, 5*time.Second)
+	c := p.waitState("", StateActive, 5*time.Second)
+	// Hang up before the phone stops, answering the BYE (unanswered,
+	// it held the stop for 5 s).
+	t.Cleanup(func() {
+		if err := p.Hangup(bg, c.ID); err != nil {
+			return
+		}
+		if bye, ok := r.find(5*time.Second, func(m string) bool {
+			return strings.HasPrefix(m, "BYE ") && header(m, "Call-ID") == r.callID
+		}); ok {
+			r.answer(bye, "200 OK", "", "")
+		}
+	})
+	return p, r, c
 }
 
 // TestReinviteGlare491: the phone puts a call on hold (re-INVITE) and,
@@ -149,5 +157,52 @@ func TestNoReinviteBeforeAck(t *testing.T) {
 	r.answer(ours, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
 	if err := <-held; err != nil {
 		t.Fatalf("hold: %v", err)
+	}
+}
+
+// TestReferWhileTransferRunsRefused: the far end of a call transfers us
+// (REFER) and, while the phone's call to that target still rings, sends
+// more REFERs. Each of them is refused (491) and no second call is
+// placed; every REFER was accepted and each placed a call, so a far end
+// could have the phone ring any number of targets at once (premium
+// numbers, on the user's account).
+func TestReferWhileTransferRunsRefused(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	answerNotifies := func() {
+		for {
+			n, ok := r.find(0, func(m string) bool { return strings.HasPrefix(m, "NOTIFY ") })
+			if !ok {
+				return
+			}
+			r.answer(n, "200 OK", "", "")
+		}
+	}
+	br := r.inDialog("REFER", "Refer-To: <sip:111@127.0.0.1>\r\nReferred-By: <sip:4930123@127.0.0.1>\r\n", "")
+	if res := r.final(br); statusOf(res) != 202 {
+		t.Fatalf("REFER answered %.40q", res)
+	}
+	inv, ok := r.find(10*time.Second, func(m string) bool {
+		if strings.HasPrefix(m, "NOTIFY ") {
+			r.answer(m, "200 OK", "", "")
+		}
+		return strings.HasPrefix(m, "INVITE sip:111@")
+	})
+	if !ok {
+		t.Fatal("the transfer placed no call")
+	}
+	r.answer(inv, "180 Ringing", "", "")
+	for i, target := range []string{"222", "333", "444"} {
+		answerNotifies()
+		br := r.inDialog("REFER", "Refer-To: <sip:"+target+"@127.0.0.1>\r\n", "")
+		if res := r.final(br); statusOf(res) != 491 {
+			t.Fatalf("REFER %d while the transfer rings answered %.40q, want 491", i+2, res)
+		}
+	}
+	if got, ok := p.Call(c.ID); !ok || got.State != StateActive {
+		t.Fatalf("the transferred call: %+v", got)
+	}
+	tr := p.SIPTrace()
+	if n := strings.Count(tr, "INVITE sip:"); n != 2 || strings.Contains(tr, "INVITE sip:222@") {
+		t.Fatalf("%d INVITEs (one answered, one transfer)\n%s", n, tail(tr))
 	}
 }

@@ -34,7 +34,9 @@ type rawCaller struct {
 func rawCallerPhone(t *testing.T, mods ...func(*store.Settings)) (*tphone, *rawCaller) {
 	t.Helper()
 	peer := newRawPeer(t)
-	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: 9, Transport: "udp", Enabled: true}
+	// The caller is the account's server too: calls the phone places
+	// (a transfer) come to it. Its REGISTERs are left unanswered.
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true}
 	p := startPhone(t, acc, "", mods...)
 	return p, &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.stackPort()},
 		callID: uuid.NewString(), ftag: "c" + uuid.NewString()[:8]}

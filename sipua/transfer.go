@@ -220,6 +220,14 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}
+	if c.referIn {
+		// One transfer at a time: each REFER taken places a call, so a far
+		// end sending many would have the phone ring any number of
+		// targets at once on the user's account.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
+		return
+	}
+	c.referIn = true
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 202, "Accepted", nil))
 	c.notifyRefer(100, "Trying", false)
 	var hdrs []sip.Header
@@ -233,6 +241,7 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 			onSettled: func(status int, reason string) {
 				_ = c.do(context.Background(), func() error {
 					c.notifyRefer(status, reason, true)
+					c.referIn = false
 					if status >= 200 && status < 300 {
 						c.bye()
 						c.end(ReasonTransferred, OutcomeAnswered)
@@ -245,7 +254,7 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		if err != nil {
 			_ = c.do(context.Background(), func() error {
 				c.notifyRefer(503, "Service Unavailable", true)
-				c.endHint = ""
+				c.endHint, c.referIn = "", false
 				return nil
 			})
 		}
