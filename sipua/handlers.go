@@ -89,6 +89,20 @@ func (p *Phone) onBye(req *sip.Request, tx sip.ServerTransaction) {
 }
 
 func (c *call) onBye(req *sip.Request, tx sip.ServerTransaction) {
+	if c.c.State == StateRingingIn {
+		// The caller left a call still ringing here by BYE instead of
+		// CANCEL: 200 to the BYE, then 487 to the INVITE (RFC 3261
+		// 15.1.2), which closes final. Without that final answer the
+		// INVITE's handler waited for ever and kept its ringing place.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+		sess := c.in
+		go func() {
+			_ = sess.Respond(487, "Request Terminated", nil)
+			c.closeFinal()
+		}()
+		c.end(ReasonCancelled, OutcomeMissed)
+		return
+	}
 	var err error
 	if c.out != nil {
 		err = c.out.ReadBye(req, tx)

@@ -206,3 +206,37 @@ func TestReferWhileTransferRunsRefused(t *testing.T) {
 		t.Fatalf("%d INVITEs (one answered, one transfer)\n%s", n, tail(tr))
 	}
 }
+
+// TestByeWhileRingingFreesTheRingSlot: callers that hang up a ringing call
+// with BYE (our tag is in their 180) instead of CANCEL. The phone answers
+// 200 to the BYE and 487 to the INVITE (RFC 3261 15.1.2), the call ends
+// as missed, cancelled, and its ringing place is free again: nine such
+// callers in a row, then a tenth call still rings. The INVITE got no
+// final answer, its handler waited for one forever and held its ringing
+// place, so after eight such callers every call got 486 until a restart.
+func TestByeWhileRingingFreesTheRingSlot(t *testing.T) {
+	p, r := rawCallerPhone(t)
+	for i := range maxRingingIn + 1 {
+		r.callID, r.ftag = uuid.NewString(), "c"+uuid.NewString()[:8]
+		if res := r.invite(""); statusOf(res) != 180 {
+			t.Fatalf("caller %d: first answer %.40q", i+1, res)
+		}
+		c := p.waitState("", StateRingingIn, 5*time.Second)
+		br := r.inDialog("BYE", "", "")
+		if res := r.final(br); statusOf(res) != 200 {
+			t.Fatalf("caller %d: BYE answered %.40q", i+1, res)
+		}
+		if res := r.final(r.invBr); statusOf(res) != 487 {
+			t.Fatalf("caller %d: INVITE answered %.40q, want 487", i+1, res)
+		}
+		r.ack(1, r.invBr)
+		ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+		if ended.Reason != ReasonCancelled || ended.Outcome != OutcomeMissed {
+			t.Fatalf("caller %d: ended %s/%s, want cancelled/missed", i+1, ended.Reason, ended.Outcome)
+		}
+	}
+	r.callID, r.ftag = uuid.NewString(), "c"+uuid.NewString()[:8]
+	if res := r.invite(""); statusOf(res) != 180 {
+		t.Fatalf("a call after them: %.40q, want 180", res)
+	}
+}
