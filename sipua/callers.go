@@ -156,7 +156,7 @@ func (l *line) resolveServers(ctx context.Context) {
 // request at debug level (scanners knock all day).
 func (p *Phone) refuse(req *sip.Request, tx sip.ServerTransaction) {
 	p.refused.n.Add(1)
-	p.log.Debug("INVITE refused: not from the accounts' servers (sip.accept_calls_from)", "source", req.Source(),
+	p.log.Debug(req.Method.String()+" refused: not from the accounts' servers (sip.accept_calls_from)", "source", req.Source(),
 		"to", req.Recipient.String())
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 403, "Forbidden", nil))
 }

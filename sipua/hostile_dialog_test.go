@@ -1,6 +1,8 @@
 package sipua
 
 import (
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +240,57 @@ func TestByeWhileRingingFreesTheRingSlot(t *testing.T) {
 	r.callID, r.ftag = uuid.NewString(), "c"+uuid.NewString()[:8]
 	if res := r.invite(""); statusOf(res) != 180 {
 		t.Fatalf("a call after them: %.40q, want 180", res)
+	}
+}
+
+// TestStrangerOptionsRefused: OPTIONS is answered with the status an
+// INVITE would get (RFC 3261 11.2): 403 to a stranger (127.0.0.2, not the
+// account's server) and counted, without the Allow and Accept a scanner
+// reads; 200 with them to the server and inside a call's dialog. A
+// stranger's OPTIONS got 200 OK with everything the phone takes.
+func TestStrangerOptionsRefused(t *testing.T) {
+	p, r, _ := answeredRawCall(t)
+	stranger, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2)})
+	must(t, err)
+	defer stranger.Close()
+	// opts sends OPTIONS from conn and returns its branch.
+	opts := func(conn *net.UDPConn, toTag string) string {
+		t.Helper()
+		to := "<sip:alice@127.0.0.1>"
+		if toTag != "" {
+			to += ";tag=" + toTag
+		}
+		br := "z9hG4bK" + uuid.NewString()[:10]
+		msg := fmt.Sprintf("OPTIONS sip:alice@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP %s;branch=%s\r\n"+
+			"From: <sip:scan@%s>;tag=%s\r\nTo: %s\r\nCall-ID: %s\r\nCSeq: 1 OPTIONS\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n",
+			conn.LocalAddr(), br, conn.LocalAddr().(*net.UDPAddr).IP, r.ftag, to, r.callID)
+		_, err := conn.WriteToUDP([]byte(msg), r.phone)
+		must(t, err)
+		return br
+	}
+	fromStranger := func(toTag string) string {
+		t.Helper()
+		opts(stranger, toTag)
+		_ = stranger.SetReadDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 8192)
+		n, err := stranger.Read(buf)
+		must(t, err)
+		return string(buf[:n])
+	}
+	before := p.RefusedRequests()
+	if res := fromStranger(""); statusOf(res) != 403 || header(res, "Allow") != "" {
+		t.Fatalf("a stranger's OPTIONS answered\n%s", res)
+	}
+	if res := fromStranger("wrong"); statusOf(res) != 403 {
+		t.Fatalf("a stranger's OPTIONS with a made-up dialog answered\n%.40q", res)
+	}
+	if n := p.RefusedRequests() - before; n != 2 {
+		t.Fatalf("%d refusals counted, want 2", n)
+	}
+	// The server (the caller is the account's server too), and inside the call.
+	for _, tag := range []string{"", r.ttag} {
+		if res := r.final(opts(r.conn, tag)); statusOf(res) != 200 || header(res, "Allow") == "" {
+			t.Fatalf("the server's OPTIONS (to-tag %q) answered\n%s", tag, res)
+		}
 	}
 }
