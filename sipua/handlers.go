@@ -118,7 +118,9 @@ func (c *call) onBye(req *sip.Request, tx sip.ServerTransaction) {
 // onInfo takes DTMF sent as SIP INFO (application/dtmf-relay or
 // application/dtmf).
 func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	ctype := ""
 	if h := req.ContentType(); h != nil {
 		ctype = h.Value()
@@ -130,6 +132,18 @@ func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	c.dtmfIn(d)
+}
+
+// inOrder checks the CSeq of a request inside the call's dialog: one
+// lower than the last taken is out of order (a late duplicate) and gets
+// 500 (RFC 3261 12.2.2: MUST), so it neither repeats a digit nor a
+// transfer.
+func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
+	if err := c.dlg.ReadRequest(req, tx); err != nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
+		return false
+	}
+	return true
 }
 
 // onDTMF is the media session's callback for RFC 4733 digits.

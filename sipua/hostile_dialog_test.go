@@ -294,3 +294,35 @@ func TestStrangerOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfOrderInfoRefused: an INFO inside the call whose CSeq is lower
+// than one already taken (a late duplicate, or a replay) gets 500 and is
+// not acted on (RFC 3261 12.2.2: MUST): the digit it carries does not
+// reach the phone page. It was answered 200 and its digit shown again.
+func TestOutOfOrderInfoRefused(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	send := func(cseq int, digit string) int {
+		t.Helper()
+		body := "Signal=" + digit + "\r\nDuration=160\r\n"
+		br := "z9hG4bK" + uuid.NewString()[:10]
+		r.write(fmt.Sprintf("INFO sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=%s;rport\r\n"+
+			"From: <sip:4930123@127.0.0.1>;tag=%s\r\nTo: <sip:alice@127.0.0.1>;tag=%s\r\nCall-ID: %s\r\nCSeq: %d INFO\r\n"+
+			"Max-Forwards: 70\r\nContent-Type: application/dtmf-relay\r\nContent-Length: %d\r\n\r\n%s",
+			r.phone.Port, r.port(), br, r.ftag, r.ttag, r.callID, cseq, len(body), body))
+		return statusOf(r.final(br))
+	}
+	if code := send(5, "1"); code != 200 {
+		t.Fatalf("INFO 5 answered %d", code)
+	}
+	p.wait("digit 1", 5*time.Second, func(e Event) bool { return e.Kind == EventDTMF && e.Call.ID == c.ID && e.Digit == "1" })
+	if code := send(3, "2"); code != 500 {
+		t.Fatalf("INFO 3 after INFO 5 answered %d, want 500", code)
+	}
+	if code := send(6, "3"); code != 200 {
+		t.Fatalf("INFO 6 answered %d", code)
+	}
+	e := p.wait("digit 3", 5*time.Second, func(e Event) bool { return e.Kind == EventDTMF && e.Call.ID == c.ID })
+	if e.Digit != "3" {
+		t.Fatalf("digit %q reached the phone, want 3 (the out-of-order 2 dropped)", e.Digit)
+	}
+}

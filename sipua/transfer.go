@@ -176,7 +176,9 @@ func (p *Phone) refer(ctx context.Context, id string, referTo func(*call) (strin
 
 // onNotify takes the progress of our REFER (message/sipfrag).
 func (c *call) onNotify(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	w := c.refer
 	if w == nil {
@@ -209,7 +211,9 @@ func (c *call) onNotify(req *sip.Request, tx sip.ServerTransaction) {
 // (keeping the seance id), report progress by NOTIFY, and leave when the
 // target answers (RFC 3515, RFC 5589 6).
 func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	rt := req.GetHeader("Refer-To")
 	if rt == nil || !c.isConnected() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
