@@ -326,3 +326,45 @@ func TestOutOfOrderInfoRefused(t *testing.T) {
 		t.Fatalf("digit %q reached the phone, want 3 (the out-of-order 2 dropped)", e.Digit)
 	}
 }
+
+// TestAnswerWithoutUsableMediaEnds: the far end answers our call with a
+// 200 whose SDP has no codec we offered (G.729 only), or with no SDP at
+// all, and no earlier 183 gave an answer. The phone confirms it (ACK),
+// hangs up (BYE) and the call ends as failed (RFC 3264 6, RFC 3261
+// 13.2.1: the answer must be in the 2xx). The call went active with no
+// audio either way, a silent line the person was not told of.
+func TestAnswerWithoutUsableMediaEnds(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"G.729 only", "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n"},
+		{"no SDP", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			peer := newRawPeer(t)
+			tp := rawAccountPhone(t, peer)
+			c, err := tp.Dial(bg, "123", "")
+			must(t, err)
+			inv, from := peer.read(t, "INVITE")
+			res := "SIP/2.0 200 OK\r\n"
+			for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+				res += h + ": " + header(inv, h) + "\r\n"
+			}
+			res += "To: " + header(inv, "To") + ";tag=peer\r\nContact: <sip:123@127.0.0.1:" + itoa(peer.port()) + ">\r\n"
+			if tc.body != "" {
+				res += "Content-Type: application/sdp\r\n"
+			}
+			res += "Content-Length: " + itoa(len(tc.body)) + "\r\n\r\n" + tc.body
+			_, err = peer.conn.WriteToUDP([]byte(res), from)
+			must(t, err)
+			peer.read(t, "ACK")
+			ended := tp.waitState(c.ID, StateEnded, 5*time.Second)
+			if ended.Reason != ReasonFailed || ended.Outcome != OutcomeFailed {
+				t.Fatalf("ended %s/%s, want failed/failed", ended.Reason, ended.Outcome)
+			}
+			bye, bfrom := peer.read(t, "BYE")
+			if header(bye, "Call-ID") != header(inv, "Call-ID") {
+				t.Fatalf("BYE of another call:\n%s", bye)
+			}
+			peer.reply(t, bye, bfrom, "200 OK")
+		})
+	}
+}
