@@ -53,6 +53,7 @@ func (p *Phone) onNoRoute(st *stack) func(*sip.Request, sip.ServerTransaction) {
 		}
 		res.AppendHeader(sip.NewHeader("Allow", st.allowHeader()))
 		_ = tx.Respond(res)
+		tx.Terminate() // statelessly, as noDialog and for the same reason
 	}
 }
 

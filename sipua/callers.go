@@ -159,4 +159,10 @@ func (p *Phone) refuse(req *sip.Request, tx sip.ServerTransaction) {
 	p.log.Debug(req.Method.String()+" refused: not from the accounts' servers (sip.accept_calls_from)", "source", req.Source(),
 		"to", req.Recipient.String())
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 403, "Forbidden", nil))
+	// Answered statelessly (RFC 3261 8.2.7): the transaction is let go
+	// at once instead of resending the 403 over UDP until an ACK or for
+	// 32 s. A flood of INVITEs from strangers (or from forged sources)
+	// held about 4 KiB each for those 32 s and had each answered up to
+	// ten times toward the address it named.
+	tx.Terminate()
 }

@@ -18,7 +18,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	if to := req.To(); to != nil && to.Params.Has("tag") {
 		c, ok := p.callForRequest(req)
 		if !ok {
-			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			noDialog(req, tx)
 			return
 		}
 		if c.reinviting.Load() {
@@ -30,7 +30,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			return
 		}
 		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
-			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			noDialog(req, tx)
 		}
 		return
 	}
