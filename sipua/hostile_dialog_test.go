@@ -437,3 +437,71 @@ func TestStrangerRequestsHeldNoLonger(t *testing.T) {
 		t.Fatalf("heap grew from %d to %d KiB: refused requests are held", before/1024, after/1024)
 	}
 }
+
+// TestNoDigestForFarEndChallenge: the far end of a call is reached
+// directly inside the dialog (its 200 names 127.0.0.2 as Contact, no
+// Record-Route) and answers the phone's re-INVITE (hold) with 401 and a
+// nonce of its own. The phone does not answer it with a digest of the
+// account's password (the "SIP digest leak": the far end could try
+// passwords against it offline); the hold fails with the 401. Its
+// server's challenges are still answered (TestByeChallengedAndTrace).
+func TestNoDigestForFarEndChallenge(t *testing.T) {
+	peer := newRawPeer(t)
+	tp := rawAccountPhone(t, peer)
+	ec, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2)})
+	must(t, err)
+	evil := &rawPeer{conn: ec, buf: make([]byte, 65535)}
+	defer ec.Close()
+	c, err := tp.Dial(bg, "123", "")
+	must(t, err)
+	inv, from := peer.read(t, "INVITE")
+	body := rawSDP(40000, audio.SendRecv)
+	res := "SIP/2.0 200 OK\r\n"
+	for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+		res += h + ": " + header(inv, h) + "\r\n"
+	}
+	res += "To: " + header(inv, "To") + ";tag=far\r\nContact: <sip:far@127.0.0.2:" + itoa(evil.port()) + ">\r\n" +
+		"Content-Type: application/sdp\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+	_, err = peer.conn.WriteToUDP([]byte(res), from)
+	must(t, err)
+	tp.waitState(c.ID, StateActive, 5*time.Second)
+	evil.read(t, "ACK")
+	held := make(chan error, 1)
+	go func() { held <- tp.Hold(bg, c.ID) }()
+	reinv, efrom := evil.read(t, "INVITE")
+	res = "SIP/2.0 401 Unauthorized\r\n"
+	for _, h := range []string{"Via", "From", "To", "Call-ID", "CSeq"} {
+		res += h + ": " + header(reinv, h) + "\r\n"
+	}
+	res += `WWW-Authenticate: Digest realm="127.0.0.1", nonce="chosen-by-the-far-end", algorithm=MD5` + "\r\nContent-Length: 0\r\n\r\n"
+	_, err = ec.WriteToUDP([]byte(res), efrom)
+	must(t, err)
+	// What follows is the ACK of the 401, then either the hold's failure
+	// or a second re-INVITE carrying the digest.
+	evil.read(t, "ACK")
+	got := make(chan string, 1)
+	go func() {
+		for {
+			_ = ec.SetReadDeadline(time.Now().Add(10 * time.Second))
+			n, _, err := ec.ReadFromUDP(evil.buf)
+			if err != nil {
+				return
+			}
+			if m := string(evil.buf[:n]); strings.HasPrefix(m, "INVITE ") {
+				got <- m
+				return
+			}
+		}
+	}()
+	select {
+	case m := <-got:
+		t.Fatalf("the far end's challenge was answered:\n%s", m)
+	case err := <-held:
+		if err == nil || !strings.Contains(err.Error(), "401") {
+			t.Fatalf("hold: %v, want the 401", err)
+		}
+	}
+	if tr := tp.SIPTrace(); strings.Contains(tr, "Authorization: Digest") {
+		t.Fatalf("a digest went out:\n%s", tail(tr))
+	}
+}

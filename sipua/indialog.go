@@ -93,7 +93,7 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 		}
 		req.SetBody(body)
 		res, err := c.send(ctx, req)
-		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) {
+		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) || !c.line.fromServer(res) {
 			return res, err
 		}
 		if auth, err = digestHeader(req, res, c.line.authUser(), c.line.password()); err != nil {
@@ -132,6 +132,17 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
+}
+
+// fromServer says whether a response came from one of the account's
+// servers. Only their challenges are answered inside a dialog: a far end
+// reached directly (its Contact, no Record-Route) that answers 401/407
+// with a nonce of its own gets a digest of the account's password it can
+// try passwords against offline (the "SIP digest leak"); a call to it is
+// all it takes, a sip: link on a web page dialled from the desktop.
+func (l *line) fromServer(m sip.Message) bool {
+	ip := sourceAddr(m)
+	return ip.IsValid() && l.isServer(ip)
 }
 
 // digestHeader answers a 401/407 challenge (RFC 3261 22.2, RFC 2617).
