@@ -65,15 +65,21 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		p.log.Debug("ACK outside any call", "call-id", req.CallID().Value(), "to", req.To().Value(), "keys", p.dialogKeys(), "me", p.stack.udpPort, "src", req.Source())
 		return
 	}
+	// offerIn200: this ACK confirms our 200 to an INVITE without SDP, whose
+	// offer we made; the answer must be in it (RFC 3261 13.2.1).
+	offerIn200 := false
 	if c.in != nil {
 		if err := c.in.ReadAck(req, tx); err != nil {
 			p.log.Debug("ACK", "call", c.id, "error", err)
 		}
 		if c.acked != nil {
-			c.ackOnce.Do(func() { close(c.acked) })
+			c.ackOnce.Do(func() {
+				close(c.acked)
+				offerIn200 = len(c.in.InviteRequest.Body()) == 0
+			})
 		}
 	}
-	if len(req.Body()) > 0 {
+	if len(req.Body()) > 0 || offerIn200 {
 		// Answer to the offer we put in a 200 (INVITE without SDP).
 		body := req.Body()
 		c.post(func() {
@@ -84,7 +90,15 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 						return
 					}
 					_ = c.applyMedia(n, answerDirection(r.dir, c.localHold))
+					return
 				}
+			}
+			if offerIn200 && c.c.State != StateEnded {
+				// No answer we can use: hung up rather than a line
+				// without audio (as a 200 without one, outgoing.go).
+				c.p.log.Info("call failed: the ACK has no usable answer to our offer", "call", c.id, "sdp_bytes", len(body))
+				c.bye()
+				c.end(ReasonFailed, OutcomeAnswered)
 			}
 		})
 	}

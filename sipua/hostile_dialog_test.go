@@ -505,3 +505,43 @@ func TestNoDigestForFarEndChallenge(t *testing.T) {
 		t.Fatalf("a digest went out:\n%s", tail(tr))
 	}
 }
+
+// TestAckWithoutAnswerEnds: a caller's INVITE has no SDP, so the phone's
+// 200 carries the offer and the ACK must carry the answer (RFC 3261
+// 13.2.1). An ACK with none, or with no codec we offered, has the phone
+// hang up (BYE) and the call end as failed; it stayed active without
+// audio, a silent line nobody was told of.
+func TestAckWithoutAnswerEnds(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"no SDP", ""},
+		{"G.729 only", "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, r := rawCallerPhone(t, autoAnswer)
+			r.cseq = 1
+			br := r.request("INVITE", r.callID, r.ftag, "", 1, "", "")
+			res := r.final(br)
+			if statusOf(res) != 200 || !strings.Contains(res, "m=audio") {
+				t.Fatalf("auto-answer: %.60q", res)
+			}
+			r.ttag = tagOf(header(res, "To"))
+			c := p.waitState("", StateActive, 5*time.Second)
+			ack := fmt.Sprintf("ACK sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=z9hG4bK%s;rport\r\n"+
+				"From: <sip:4930123@127.0.0.1>;tag=%s\r\nTo: <sip:alice@127.0.0.1>;tag=%s\r\nCall-ID: %s\r\nCSeq: 1 ACK\r\n"+
+				"Max-Forwards: 70\r\n", r.phone.Port, r.port(), uuid.NewString()[:10], r.ftag, r.ttag, r.callID)
+			if tc.body != "" {
+				ack += "Content-Type: application/sdp\r\n"
+			}
+			r.write(ack + "Content-Length: " + itoa(len(tc.body)) + "\r\n\r\n" + tc.body)
+			bye, ok := r.requestFromPhone("BYE", 5*time.Second)
+			if !ok {
+				t.Fatalf("the call without an answer to our offer stays: %+v", p.Calls())
+			}
+			r.answer(bye, "200 OK", "", "")
+			ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+			if ended.Reason != ReasonFailed {
+				t.Fatalf("ended %s/%s, want failed", ended.Reason, ended.Outcome)
+			}
+		})
+	}
+}
