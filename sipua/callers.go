@@ -81,6 +81,18 @@ func (p *Phone) mayCall(req *sip.Request) bool {
 	return false
 }
 
+// isServerAddr says whether ip is a server of any enabled account.
+func (p *Phone) isServerAddr(ip netip.Addr) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range p.order {
+		if l := p.lines[id]; l.acc.Enabled && l.isServer(ip) {
+			return true
+		}
+	}
+	return false
+}
+
 // sourceAddr is the IP a message came from ("ip:port" in sipgo's Source).
 func sourceAddr(m sip.Message) netip.Addr {
 	ap, err := netip.ParseAddrPort(m.Source())

@@ -198,3 +198,39 @@ func TestTCPPeerThatNeverReads(t *testing.T) {
 	runSIPp(t, testpeer.SIPp(t, dir, "-sn", "uac", "127.0.0.1:"+strconv.Itoa(st.udpPort), "-s", "alice", "-d", "200",
 		"-m", "1", "-p", itoa(testpeer.FreeUDPPort(t))), p)
 }
+
+// TestServerConnectsWhileStrangersHoldAll: strangers on 16 addresses hold
+// all 1,024 inbound TCP connections the phone takes (each could keep its
+// own by sending one message every few minutes). The account's server
+// (127.0.0.1) still connects and its call over TCP rings and is answered:
+// a PBX opens a connection to our Contact to deliver a call. It was
+// refused like the strangers' 1,025th, so strangers could keep every
+// incoming call of a TCP or TLS account away.
+func TestServerConnectsWhileStrangersHoldAll(t *testing.T) {
+	acc := sippAccount(t, testpeer.FreeUDPPort(t))
+	p := startPhone(t, acc, "", autoAnswer)
+	p.mu.Lock()
+	st := p.stack
+	p.mu.Unlock()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(st.tcpPort))
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for i := 1; i <= maxConnsTotal/maxConnsPerIP; i++ {
+		for range maxConnsPerIP {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.2." + strconv.Itoa(i))}, Timeout: 5 * time.Second}
+			c, err := d.Dial("tcp4", addr)
+			must(t, err)
+			conns = append(conns, c)
+		}
+	}
+	if !testpeer.WaitFor(10*time.Second, func() bool { return st.guard.open() == maxConnsTotal }) {
+		t.Fatalf("%d inbound connections held, want %d", st.guard.open(), maxConnsTotal)
+	}
+	dir := testpeer.SIPpDir(t)
+	runSIPp(t, testpeer.SIPp(t, dir, "-sn", "uac", addr, "-t", "t1", "-s", "alice",
+		"-d", "200", "-m", "1", "-p", strconv.Itoa(testpeer.FreeTCPPort(t))), p)
+}

@@ -47,6 +47,12 @@ type connGuard struct {
 
 	msgTimeout, idle, write atomic.Int64  // time.Duration; tests shorten them
 	timedOut                atomic.Uint64 // connections closed by the clocks
+
+	// trusted says whether an address is one of the accounts' servers:
+	// their connections are taken even when strangers hold all
+	// maxConnsTotal (a PBX opens one to our Contact to deliver a call).
+	// Nil: none is. Set before the listeners serve.
+	trusted func(netip.Addr) bool
 }
 
 func newConnGuard(log *slog.Logger) *connGuard {
@@ -94,9 +100,10 @@ func (g *connGuard) admit(c net.Conn) *guardedConn {
 		return nil
 	}
 	ip := ap.Addr().Unmap()
+	server := g.trusted != nil && g.trusted(ip) // not under g.mu: it takes the phone's locks
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.total >= maxConnsTotal || g.perIP[ip] >= maxConnsPerIP {
+	if g.total >= maxConnsTotal && !server || g.perIP[ip] >= maxConnsPerIP {
 		g.refused++
 		if g.refused == 1 || g.refused%1000 == 0 {
 			g.log.Warn("SIP connection refused: too many open", "from", ip.String(), "refused", g.refused)
