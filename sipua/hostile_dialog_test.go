@@ -545,3 +545,24 @@ func TestAckWithoutAnswerEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestRequiredExtensionRefused: an INVITE that requires extensions the
+// phone does not implement (reliable provisional answers, RFC 3262, and
+// one nobody knows) gets 420 Bad Extension naming them and rings nothing
+// (RFC 3261 8.2.2.3: MUST); one that requires only replaces rings. The
+// phone rang and answered as if it had them.
+func TestRequiredExtensionRefused(t *testing.T) {
+	p, r := rawCallerPhone(t)
+	res := r.invite("Require: 100rel\r\nRequire: Frobnicate, replaces\r\n")
+	if statusOf(res) != 420 || header(res, "Unsupported") != "100rel, frobnicate" {
+		t.Fatalf("INVITE requiring 100rel answered\n%s", res)
+	}
+	r.ack(1, r.invBr)
+	if calls := p.Calls(); len(calls) != 0 {
+		t.Fatalf("it rang: %+v", calls)
+	}
+	r.callID, r.ftag = uuid.NewString(), "c"+uuid.NewString()[:8]
+	if res := r.invite("Require: replaces\r\n"); statusOf(res) != 180 {
+		t.Fatalf("INVITE requiring replaces answered %.40q", res)
+	}
+}

@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,16 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	if !p.mayCall(req) {
 		p.refuse(req, tx)
+		return
+	}
+	if bad := unsupportedRequire(req); len(bad) > 0 {
+		// RFC 3261 8.2.2.3: an extension the caller requires and we do
+		// not have (100rel, precondition, timer ...) gets 420 naming it;
+		// the caller may try again without. Ringing and answering as if
+		// it were there broke what the caller relied on.
+		res := sip.NewResponseFromRequest(req, 420, "Bad Extension", nil)
+		res.AppendHeader(sip.NewHeader("Unsupported", strings.Join(bad, ", ")))
+		_ = tx.Respond(res)
 		return
 	}
 	l := p.lineForIncoming(req)
@@ -340,6 +351,25 @@ func (p *Phone) lineForIncoming(req *sip.Request) *line {
 		}
 	}
 	return nil
+}
+
+// supportedExtensions are the option tags the phone implements as a UAS:
+// Replaces (RFC 3891).
+var supportedExtensions = []string{"replaces"}
+
+// unsupportedRequire lists the option tags of req's Require headers the
+// phone does not implement.
+func unsupportedRequire(req *sip.Request) []string {
+	var out []string
+	for _, h := range req.GetHeaders("Require") {
+		for _, tag := range strings.Split(h.Value(), ",") {
+			tag = strings.ToLower(strings.TrimSpace(tag))
+			if tag != "" && !slices.Contains(supportedExtensions, tag) && !slices.Contains(out, tag) {
+				out = append(out, tag)
+			}
+		}
+	}
+	return out
 }
 
 // answerAfter reads Call-Info: <...>;answer-after=N (the auto-answer hint
