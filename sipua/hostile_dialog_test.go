@@ -54,13 +54,21 @@ func TestReplacesOfRingingCallRefused(t *testing.T) {
 // TestReplacesEarlyOnlyOfAnsweredCall: an INVITE with Replaces carrying
 // early-only (a pickup of a call thought to be still ringing, as this
 // phone's own BLF pickup sends) that names an answered call gets 486 and
-// the call goes on (RFC 3891 3, the race of 7.1); it was replaced.
+// the call goes on (RFC 3891 3, the race of 7.1); it was replaced. One
+// with two Replaces gets 400 (3: MUST); the first one was taken.
 func TestReplacesEarlyOnlyOfAnsweredCall(t *testing.T) {
 	p, r, c := answeredRawCall(t)
 	repl := r.callID + ";to-tag=" + r.ttag + ";from-tag=" + r.ftag + ";early-only"
 	br := r.request("INVITE", uuid.NewString(), "x"+r.ftag, "", 1, "Replaces: "+repl+"\r\n", rawSDP(40002, audio.SendRecv))
 	if res := r.final(br); statusOf(res) != 486 {
 		t.Fatalf("INVITE with Replaces;early-only of an answered call answered %.40q, want 486", res)
+	}
+	// Two Replaces, one of them naming the answered call without
+	// early-only: 400, which one is meant is not clear (RFC 3891 3).
+	br = r.request("INVITE", uuid.NewString(), "y"+r.ftag, "", 1, "Replaces: "+r.callID+";to-tag="+r.ttag+";from-tag="+r.ftag+
+		"\r\nReplaces: nosuch;to-tag=a;from-tag=b\r\n", rawSDP(40002, audio.SendRecv))
+	if res := r.final(br); statusOf(res) != 400 {
+		t.Fatalf("INVITE with two Replaces answered %.40q, want 400", res)
 	}
 	if got, ok := p.Call(c.ID); !ok || got.State != StateActive || len(p.Calls()) != 1 {
 		t.Fatalf("after the Replaces: %+v, %d calls", got, len(p.Calls()))

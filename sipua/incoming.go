@@ -55,6 +55,11 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		return
 	}
 	var replaced *call
+	if len(req.GetHeaders("Replaces")) > 1 {
+		// RFC 3891 3: MUST 400; which call it replaces is not clear.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
+		return
+	}
 	if h := req.GetHeader("Replaces"); h != nil {
 		r, err := parseReplaces(h.Value())
 		if err == nil {
