@@ -574,3 +574,40 @@ func TestRequiredExtensionRefused(t *testing.T) {
 		t.Fatalf("INVITE requiring replaces answered %.40q", res)
 	}
 }
+
+// TestHoldRetriedAfterGlare: the far end answers the phone's hold
+// re-INVITE with 491 (its own crossed ours) and sends its re-INVITE. The
+// phone takes it, then sends its hold again after the wait of RFC 3261
+// 14.1 (0-2 s: the far end placed this call) and the hold succeeds. The
+// hold failed with the 491, and the person had to press it again.
+func TestHoldRetriedAfterGlare(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	held := make(chan error, 1)
+	go func() { held <- p.Hold(bg, c.ID) }()
+	first, ok := r.requestFromPhone("INVITE", 5*time.Second)
+	if !ok {
+		t.Fatal("no re-INVITE for the hold")
+	}
+	r.answer(first, "491 Request Pending", "", "")
+	ack, ok := r.requestFromPhone("ACK", 5*time.Second)
+	if !ok || header(ack, "CSeq") != header(first, "CSeq")[:strings.Index(header(first, "CSeq"), " ")]+" ACK" {
+		t.Fatalf("the 491 was not acknowledged: %q", ack)
+	}
+	// Ours: taken, as nothing of the phone's is pending now.
+	br := r.inDialog("INVITE", "", rawSDP(40000, audio.SendRecv))
+	if res := r.final(br); statusOf(res) != 200 {
+		t.Fatalf("the far end's re-INVITE answered %.40q", res)
+	}
+	r.ack(r.cseq, "")
+	again, ok := r.requestFromPhone("INVITE", 5*time.Second)
+	if !ok {
+		t.Fatalf("the hold was not tried again (hold: %v)", <-held)
+	}
+	r.answer(again, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
+	if err := <-held; err != nil {
+		t.Fatalf("hold: %v", err)
+	}
+	if got, _ := p.Call(c.ID); got.State != StateHold {
+		t.Fatalf("after the hold: %s", got.State)
+	}
+}
