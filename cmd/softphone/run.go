@@ -43,6 +43,11 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(o.home, 0o700); err != nil {
 		return fmt.Errorf("home folder %s: %w", o.home, err)
 	}
+	lock, err := lockHome(o.home) // before anything in the home is read or written (homelock.go)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
 	settings, err := store.NewSettingsStore(filepath.Join(o.home, "settings.json"))
 	if err != nil {
 		return err
