@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -40,6 +41,9 @@ type Sender struct {
 	marks   marks   // outcomes not yet written (marks.go)
 	readLog rateLog // failures of reading the outbox, logged at most once a minute
 
+	clockMu sync.Mutex
+	clock   clockWatch // the wall clock against the monotonic one (clock.go)
+
 	armed func(time.Duration) // tests: hears each sleep the dispatcher arms (below 0: until poked)
 }
 
@@ -64,6 +68,7 @@ func New(cfg Config) *Sender {
 		newSub: make(chan struct{}, 1),
 		wake:   make(chan struct{}, 1),
 	}
+	s.followClock(context.Background(), time.Now()) // the first look: a step from here on is seen (clock.go)
 	s.Apply(cfg.Settings)
 	if j, ok := cfg.DB.(interface{ SetOutboxCapacity(int) }); ok {
 		j.SetOutboxCapacity(cfg.Capacity) // the journal holds no more than the outbox
