@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // One phone per home folder. Two phones on one home would share the
@@ -36,7 +37,13 @@ func lockHome(home string) (*homeLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock of the home folder %s: %w", path, err)
 	}
+	// A `softphone dial` probing the lock holds it for microseconds
+	// (phoneRunning): a few tries tell that from a phone that runs.
 	held, err := tryLock(f)
+	for try := 0; held && err == nil && try < 10; try++ {
+		time.Sleep(lockRetry)
+		held, err = tryLock(f)
+	}
 	if err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("lock of the home folder %s: %w", path, err)
@@ -60,3 +67,20 @@ func lockHome(home string) (*homeLock, error) {
 }
 
 func (l *homeLock) release() { _ = l.f.Close() }
+
+// lockRetry is the wait between tries of a lock found held.
+const lockRetry = 20 * time.Millisecond
+
+// phoneRunning tells whether a phone holds the home folder's lock. The
+// dial command asks first: after a phone was killed its ui-url and dial-key
+// stay, and whatever program listens on that port now would be sent the
+// number and the key.
+func phoneRunning(home string) bool {
+	f, err := os.OpenFile(filepath.Join(home, lockFileName), os.O_RDWR, 0)
+	if err != nil {
+		return false // no lock file: no phone has run with this home
+	}
+	defer f.Close() // releases the lock when this took it
+	held, err := tryLock(f)
+	return held || err != nil // a lock that cannot be tried: let the dial go on and say what it finds
+}

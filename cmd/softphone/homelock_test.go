@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,4 +101,61 @@ func TestSecondPhoneOnOneHomeRefused(t *testing.T) {
 	<-first.done
 	again := startPhone(t, home, noKeyring)
 	again.stop(t)
+}
+
+// TestDialAfterKillSendsNothing: a phone killed with SIGKILL leaves its
+// ui-url and dial-key; another program that takes its port afterwards is
+// not sent the number and the key by a click on a tel: link (softphone
+// dial): the command says the phone is not running. Before, it posted both
+// to whatever listened there.
+func TestDialAfterKillSendsNothing(t *testing.T) {
+	home := t.TempDir()
+	writeSettings(t, home, map[string]any{})
+	p := startPhone(t, home, noKeyring)
+	_ = p.cmd.Process.Kill()
+	<-p.done
+	origin, err := os.ReadFile(filepath.Join(home, "ui-url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(strings.TrimSpace(string(origin)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	squatter := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		select {
+		case got <- r.Form.Get("uri") + " key=" + r.Header.Get("X-Softphone-Dial-Key"):
+		default:
+		}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	ln, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	squatter.Listener = ln
+	squatter.Start()
+	defer squatter.Close()
+
+	out, err := runCmd(t, "", noKeyring, "--home", home, "dial", "tel:+4930123456")
+	select {
+	case what := <-got:
+		t.Errorf("the program on the dead phone's port was sent %s", what)
+	default:
+	}
+	if err == nil || !strings.Contains(out, "the phone is not running") {
+		t.Errorf("dial with no phone running: %v\n%s", err, out)
+	}
+
+	// With a phone running, dial still reaches it (the probe of the lock
+	// does not keep a phone from starting, nor a dial from going on).
+	squatter.Close()
+	p = startPhone(t, home, noKeyring)
+	out, _ = runCmd(t, "", noKeyring, "--home", home, "dial", "tel:+4930123456")
+	if strings.Contains(out, "the phone is not running") {
+		t.Errorf("dial with the phone running: %s", out)
+	}
+	p.stop(t)
 }
