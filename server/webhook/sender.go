@@ -47,12 +47,19 @@ type Sender struct {
 	armed func(time.Duration) // tests: hears each sleep the dispatcher arms (below 0: until poked)
 }
 
+// maxAnswerHeader bounds the header of a receiver's answer.
+const maxAnswerHeader = 64 << 10
+
 // New builds a Sender; it sends nothing until Serve runs.
 func New(cfg Config) *Sender {
 	cfg.fill()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.Workers * 2
 	tr.MaxIdleConns = cfg.Workers * 4
+	// A receiver's answer matters by its status alone: its header is read
+	// up to 64 KiB (the default is 10 MiB, for each of the Workers at
+	// once); a longer one fails the attempt like any bad answer.
+	tr.MaxResponseHeaderBytes = maxAnswerHeader
 	s := &Sender{
 		cfg: cfg,
 		db:  cfg.DB,
