@@ -32,3 +32,21 @@ func (db *DB) ShiftOutbox(ctx context.Context, now time.Time, d time.Duration) (
 	}
 	return n, nil
 }
+
+// NewestOutbox is the latest creation time in the outbox, and false when
+// it is empty. One ahead of the clock tells that the clock went back since
+// (server/webhook/clock.go).
+func (db *DB) NewestOutbox(ctx context.Context) (time.Time, bool, error) {
+	sdb, err := db.raw()
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("newest outbox event: %w", err)
+	}
+	var newest sql.NullInt64
+	if err := sdb.QueryRowContext(ctx, `SELECT MAX(created_at) FROM outbox`).Scan(&newest); err != nil {
+		return time.Time{}, false, fmt.Errorf("newest outbox event: %w", err)
+	}
+	if !newest.Valid {
+		return time.Time{}, false, nil
+	}
+	return fromTS(newest.Int64), true, nil
+}

@@ -17,6 +17,9 @@ import (
 // times are moved back as much (store.ShiftOutbox). A wall clock that went
 // ahead is left alone: a suspended computer looks the same (the monotonic
 // clock stands still while it sleeps), and retry times that passed are due.
+// A step back while the phone was not running shows at the first turn as
+// events made after now: the times are moved back by at least that much
+// (the newest event becomes made now).
 
 // clockStep is the least step back that moves the outbox's times; smaller
 // ones (NTP slewing) cost a retry at most that much later.
@@ -25,6 +28,7 @@ const clockStep = 2 * time.Second
 // clockShifter moves the outbox's times (store.DB implements it).
 type clockShifter interface {
 	ShiftOutbox(ctx context.Context, now time.Time, d time.Duration) (int64, error)
+	NewestOutbox(ctx context.Context) (time.Time, bool, error)
 }
 
 // clockWatch follows the wall clock against the monotonic one.
@@ -33,6 +37,8 @@ type clockWatch struct {
 	mono    time.Time     // the first look, with its monotonic reading
 	wall    time.Time     // the wall clock then
 	skew    time.Duration // wall minus monotonic time elapsed since, at the last look (kept while a shift fails)
+
+	outboxOK bool // the outbox, looked at once, held no event made after the clock's now
 }
 
 // step tells how far the wall clock (wall) stepped back since the last look
@@ -60,9 +66,6 @@ func (s *Sender) followClock(ctx context.Context, now time.Time) {
 	s.clockMu.Lock()
 	defer s.clockMu.Unlock()
 	d, skew := s.clock.step(now, wall)
-	if d == 0 {
-		return
-	}
 	sh, ok := s.db.(clockShifter)
 	if !ok {
 		s.clock.skew = skew
@@ -70,6 +73,19 @@ func (s *Sender) followClock(ctx context.Context, now time.Time) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
+	if d == 0 && !s.clock.outboxOK {
+		newest, found, err := sh.NewestOutbox(wctx)
+		if err != nil {
+			return // asked again at the next turn
+		}
+		s.clock.outboxOK = true
+		if ahead := newest.Sub(now.Round(0)); found && ahead > clockStep {
+			d = -ahead
+		}
+	}
+	if d == 0 {
+		return
+	}
 	s.wmu.Lock()
 	n, err := sh.ShiftOutbox(wctx, now, d)
 	s.wmu.Unlock()
