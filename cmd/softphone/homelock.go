@@ -28,7 +28,10 @@ const lockFileName = "softphone.lock"
 var errHomeInUse = errors.New("another softphone is already running with this home folder")
 
 // homeLock is the held lock; release closes it (the process's end does too).
-type homeLock struct{ f *os.File }
+type homeLock struct {
+	f         *os.File
+	unguarded error // why the file system could not lock it
+}
 
 // lockHome takes the home folder's lock, or says which process holds it.
 func lockHome(home string) (*homeLock, error) {
@@ -45,8 +48,10 @@ func lockHome(home string) (*homeLock, error) {
 		held, err = tryLock(f)
 	}
 	if err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("lock of the home folder %s: %w", path, err)
+		// The file system keeps no locks (some network and FUSE file
+		// systems): the phone runs unguarded rather than not at all, and
+		// says so (runPhone logs unguarded).
+		return &homeLock{f: f, unguarded: err}, nil
 	}
 	if held {
 		b := make([]byte, 32)

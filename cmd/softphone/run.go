@@ -58,6 +58,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		level = st.Diagnostics.LogLevel
 	}
 	log := newLogger(stderr, level)
+	if lock.unguarded != nil {
+		log.Warn("the home folder cannot be locked: make sure no other softphone runs with it", "home", o.home, "err", lock.unguarded)
+	}
 
 	secrets := store.OpenSecrets(o.home)
 	if secrets.Fallback() {
