@@ -48,6 +48,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer lock.release()
+	store.RemoveSecretsLeftovers(o.home) // old copies of secrets a kill left (store/leftovers.go)
 	settings, err := store.NewSettingsStore(filepath.Join(o.home, "settings.json"))
 	if err != nil {
 		return err
