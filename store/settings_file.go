@@ -95,6 +95,10 @@ func readSettingsFile(path string) ([]byte, error) {
 // strictly: unknown keys and wrong types are errors naming the key. It does
 // not fill account ids and does not Validate.
 func ParseSettings(b []byte) (Settings, error) {
+	// A byte order mark: Windows editors and PowerShell's UTF8 encoding put
+	// one before the text. RFC 8259 8.1 lets a parser ignore it; before, the
+	// phone refused such a file ("invalid character 'ï'") and did not start.
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var raw any
