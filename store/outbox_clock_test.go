@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -43,5 +44,46 @@ func TestShiftOutbox(t *testing.T) {
 	next, ok, err := db.NextOutboxAt(ctx, now)
 	if err != nil || !ok || !next.Equal(now.Add(5*time.Second)) {
 		t.Errorf("a's retry: %v %v %v; want %v", next, ok, err, now.Add(5*time.Second))
+	}
+}
+
+// TestDeliveryLogAfterClockStepBack: the delivery log is full (1000 lines)
+// of lines written before the wall clock stepped back an hour (their times
+// an hour ahead of now). Events delivered after the step are the newest
+// lines: listed first and kept by the trimming. Before, ordered and
+// trimmed by time, each new line was removed as soon as it was written
+// and the log went on showing the old ones.
+func TestDeliveryLogAfterClockStepBack(t *testing.T) {
+	ctx := context.Background()
+	db := openTestDB(t)
+	ahead := time.Now().Add(time.Hour).UnixNano()
+	err := db.g.Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+		INSERT INTO deliveries (delivery_id, call_id, event, status, attempts, delivered, at, fields)
+		SELECT printf('old%d', i), 'c', 'call-started', 200, 1, 1, ? + i, '{}' FROM seq`, deliveryLogSize, ahead).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		enqueue(t, db, fmt.Sprint("new", i), "call-started", 10)
+		due, err := db.DueOutbox(ctx, time.Now().Add(time.Second), 1)
+		if err != nil || len(due) != 1 {
+			t.Fatal(due, err)
+		}
+		if err := db.OutboxDone(ctx, due[0].Seq, 200, true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := db.Deliveries(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range log {
+		if want := fmt.Sprint("new", 4-i); d.CallID != want {
+			t.Errorf("line %d is of call %s, want %s", i, d.CallID, want)
+		}
+	}
+	all, _ := db.Deliveries(ctx, deliveryLogSize)
+	if len(all) != deliveryLogSize {
+		t.Errorf("the log holds %d lines, want %d", len(all), deliveryLogSize)
 	}
 }
