@@ -76,14 +76,17 @@ func (l *homeLock) release() { _ = l.f.Close() }
 // lockRetry is the wait between tries of a lock found held.
 const lockRetry = 20 * time.Millisecond
 
-// phoneRunning tells whether a phone holds the home folder's lock. The
+// phoneRunning tells whether a phone may run with the home folder: false
+// only when its lock file is there and nobody holds the lock. The
 // dial command asks first: after a phone was killed its ui-url and dial-key
 // stay, and whatever program listens on that port now would be sent the
 // number and the key.
 func phoneRunning(home string) bool {
 	f, err := os.OpenFile(filepath.Join(home, lockFileName), os.O_RDWR, 0)
 	if err != nil {
-		return false // no lock file: no phone has run with this home
+		// No lock file: a phone of a version before the lock may be running
+		// (the program was upgraded under it); the dial goes on as then.
+		return true
 	}
 	defer f.Close() // releases the lock when this took it
 	held, err := tryLock(f)
