@@ -29,6 +29,12 @@ func render(c fiber.Ctx, comp templ.Component) error {
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	// No other site may frame these pages (a page on the web framed /ui,
+	// the person's calls and recordings, under its own content), nor have
+	// them sniffed as something else; as the phone pages (server/web).
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderContentSecurityPolicy, "frame-ancestors 'none'")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Send(buf.Bytes())
 }
 
