@@ -28,6 +28,10 @@ func (s *Server) newApp(l *listener) *fiber.App {
 			var fe *fiber.Error
 			if errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge {
 				err = fail(fe.Code, msgTooLarge)
+			} else if errors.As(err, &fe) && fe.Code == fiber.StatusBadRequest {
+				// fasthttp's parse errors quote the request as it came, its
+				// headers (a token among them) and its buffer's size.
+				err = fail(fe.Code, msgBadRequest)
 			} else if errors.As(err, &fe) {
 				err = fail(fe.Code, strings.ToLower(fe.Message))
 			}

@@ -64,3 +64,34 @@ func TestAnnouncedLargeBodyIsNotAwaited(t *testing.T) {
 		t.Fatalf("dialled: %v", e.phone.Commands())
 	}
 }
+
+// TestMalformedRequestNotEchoed: a request fasthttp cannot parse is
+// answered 400 in words of our own. Its parse error quoted the request's
+// headers back, a token among them, with the size of its buffer.
+func TestMalformedRequestNotEchoed(t *testing.T) {
+	e := newEnv(t)
+	host := strings.TrimPrefix(e.base, "http://")
+	for _, req := range []string{
+		"GET /calls HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token + "\r\nX-Odd: \x01\r\n\r\n",
+		"GET /ca lls HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token + "\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp4", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		r := resp{body: b}
+		if res.StatusCode != 400 || r.errMsg(t) != msgBadRequest || strings.Contains(string(b), token) {
+			t.Errorf("%q: %d %s", req, res.StatusCode, b)
+		}
+	}
+}
