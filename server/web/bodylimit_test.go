@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"path/filepath"
@@ -59,5 +60,24 @@ func TestStrangersLargeBodyIsNotAwaited(t *testing.T) {
 	res, body := r.do("POST", "/contacts/import", &buf, map[string]string{"Content-Type": mw.FormDataContentType(), "Origin": r.origin})
 	if res.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("%d contacts imported", n)) {
 		t.Fatalf("import of %d contacts: %d", n, res.StatusCode)
+	}
+}
+
+// TestMalformedRequestNotEchoed: a request fasthttp cannot parse is
+// answered "Bad Request"; its parse error quoted the request's headers
+// back, the session cookie among them.
+func TestMalformedRequestNotEchoed(t *testing.T) {
+	r := newRig(t, nil)
+	r.login()
+	c := dialRaw(t, r.srv.Port())
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nCookie: %s=%s\r\nX-Odd: \x01\r\n\r\n", r.srv.Port(), r.cookie.Name, r.cookie.Value)
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 400 || string(b) != "Bad Request" || strings.Contains(string(b), r.cookie.Value) {
+		t.Fatalf("%d %q", res.StatusCode, b)
 	}
 }
