@@ -219,15 +219,26 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	// headers there is no 304 or 412 (the answers are not cached anyway).
 	// Several ranges are ignored, as RFC 9110 14.2 allows: the whole audio
 	// is sent, never a multipart/byteranges body the document does not have.
+	// A range unit other than bytes is ignored too (RFC 9110 14.2); the
+	// unit's name is case-insensitive (14.1), ServeContent takes only
+	// "bytes=".
 	req := &http.Request{Method: http.MethodHead, Header: http.Header{}}
-	if rg := header(c, fiber.HeaderRange); rg != "" && !strings.Contains(rg, ",") {
-		req.Header.Set("Range", rg)
+	if rg := header(c, fiber.HeaderRange); len(rg) > 6 && strings.EqualFold(rg[:6], "bytes=") && !strings.Contains(rg, ",") {
+		req.Header.Set("Range", "bytes="+rg[6:])
 		if ir := header(c, fiber.HeaderIfRange); ir != "" {
 			req.Header.Set("If-Range", ir)
 		}
 	}
 	w := &headWriter{h: http.Header{"Content-Type": {audioType(p)}, "Cache-Control": {"no-store"}}}
 	http.ServeContent(w, req, filepath.Base(p), fi.ModTime(), f)
+	if w.code == http.StatusPartialContent && w.h.Get("Content-Length") == "0" {
+		// "bytes=-0": a suffix of no bytes is unsatisfiable (RFC 9110
+		// 14.1.2); ServeContent answered 206 with "bytes <size>-<size-1>".
+		w.code = http.StatusRequestedRangeNotSatisfiable
+		w.h.Set("Content-Range", "bytes */"+strconv.FormatInt(fi.Size(), 10))
+		w.h.Del("Accept-Ranges")
+		w.h.Del("Last-Modified")
+	}
 	if w.code >= 400 {
 		// Its plain-text error becomes {"error": "..."}: every error of
 		// this API is JSON (rest-api.md "Errors"). Content-Range (bytes

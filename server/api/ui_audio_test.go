@@ -66,7 +66,9 @@ func TestLongRecordingIsStreamed(t *testing.T) {
 
 // TestAudioRanges: a later part of the audio (the player's seek), several
 // ranges at once (answered with the whole audio, RFC 9110 14.2: the
-// document has no multipart/byteranges answer), HEAD (the length, no body).
+// document has no multipart/byteranges answer), the range unit's case,
+// another unit, an empty suffix (206 with "bytes 32044-32043/32044"
+// before), HEAD (the length, no body).
 func TestAudioRanges(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed()
@@ -87,6 +89,20 @@ func TestAudioRanges(t *testing.T) {
 	r = e.get(path, "Range: bytes=0-0,100-199,5-5")
 	if r.status != 200 || !bytes.Equal(r.body, whole.body) || r.header.Get("Content-Type") != "audio/wav" {
 		t.Errorf("several ranges: %d %d bytes %v", r.status, len(r.body), r.header)
+	}
+	// The unit's name in any case; another unit is ignored (RFC 9110 14.1, 14.2).
+	r = e.get(path, "Range: Bytes=100-199")
+	if r.status != 206 || !bytes.Equal(r.body, whole.body[100:200]) {
+		t.Errorf("Bytes=: %d %d bytes %v", r.status, len(r.body), r.header)
+	}
+	r = e.get(path, "Range: items=0-1")
+	if r.status != 200 || !bytes.Equal(r.body, whole.body) {
+		t.Errorf("another unit: %d %d bytes %v", r.status, len(r.body), r.header)
+	}
+	// A suffix of no bytes is unsatisfiable (RFC 9110 14.1.2).
+	r = e.get(path, "Range: bytes=-0")
+	if r.status != 416 || r.errMsg(t) != msgBadRange || r.header.Get("Content-Range") != "bytes */"+n {
+		t.Errorf("bytes=-0: %d %v %s", r.status, r.header, r.body)
 	}
 	r = do(t, "HEAD", e.base+path, "", "Range: bytes=100-199")
 	if r.status != 206 || len(r.body) != 0 || r.header.Get("Content-Length") != "100" || r.header.Get("Content-Range") != "bytes 100-199/"+n {
