@@ -24,6 +24,11 @@ func (s *Server) events(c fiber.Ctx) error {
 	c.Set("Content-Type", "text/event-stream")
 	c.Set("Cache-Control", "no-store")
 	c.Set("X-Accel-Buffering", "no")
+	if c.Method() == fiber.MethodHead {
+		// No stream: fasthttp ends a streamed answer to HEAD with the
+		// empty chunk's CRLF, two bytes read as the start of the next answer.
+		return nil
+	}
 	poke := s.hub.join()
 	csrf, _ := c.Locals(localsCSRF).(string)
 	return c.SendStreamWriter(func(w *bufio.Writer) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,4 +99,36 @@ func TestEventsKeepLoneCarriageReturns(t *testing.T) {
 		return
 	}
 	t.Fatal("the stream ended without a calls event")
+}
+
+// TestHeadEventsLeavesTheConnectionClean: HEAD /events is the headers
+// alone; the next request on the connection gets its own answer from its
+// first byte. fasthttp ended the streamed answer with the empty chunk's
+// CRLF although HEAD has no body.
+func TestHeadEventsLeavesTheConnectionClean(t *testing.T) {
+	r := newRig(t, nil)
+	r.login()
+	c := dialRaw(t, r.srv.Port())
+	host := "127.0.0.1:" + itoa(r.srv.Port())
+	cookie := r.cookie.Name + "=" + r.cookie.Value
+	if _, err := c.Write([]byte("HEAD /events HTTP/1.1\r\nHost: " + host + "\r\nCookie: " + cookie + "\r\n\r\n" +
+		"GET /sw.js HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, &http.Request{Method: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("HEAD /events: %d %v", res.StatusCode, res.Header)
+	}
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(rest), "HTTP/1.1 200 OK\r\n") {
+		t.Fatalf("after HEAD /events the connection carried %q", rest[:min(len(rest), 80)])
+	}
 }
