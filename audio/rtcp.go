@@ -63,9 +63,12 @@ func (s *Session) sendReport(now time.Time) {
 func (s *Session) rtcpRead() {
 	buf := make([]byte, 1500)
 	for {
-		n, _, err := s.ctrl.ReadFromUDP(buf)
+		n, from, err := s.ctrl.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			return
+		}
+		if !s.admitCtrl(from) {
+			continue // before Start, or a stray (session_source.go)
 		}
 		plain, ok := s.srtcpIn(buf[:n])
 		if !ok {

@@ -86,3 +86,26 @@ func (s *Session) admit(from netip.AddrPort) bool {
 	}
 	return false
 }
+
+// admitCtrl says whether a datagram on the RTCP port from "from" may be
+// read: the far end's RTCP comes from an IP its RTP may come from (the
+// SDP's, or the SIP peer's behind a NAT; its port is its own). Anything
+// else is a stray, counted like stray RTP: a stranger's reports must not
+// set what ours tell the far end (RFC 3550 6.4.1 LSR, DLSR) nor the
+// round-trip time, and its DTLS records must not reach the RTCP port's
+// handshake (RFC 5764 4.1), where one forged fatal alert ends it.
+func (s *Session) admitCtrl(from netip.AddrPort) bool {
+	ip := from.Addr().Unmap()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return false
+	}
+	f := &s.src
+	if ip == f.sdp || (f.peer.IsValid() && ip == f.peer) {
+		return true
+	}
+	f.stray++
+	s.eng.stray.Add(1)
+	return false
+}
