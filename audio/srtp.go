@@ -90,21 +90,35 @@ func sameBytes(a, b []byte) bool { return string(a) == string(b) }
 // nil goes back to clear RTP. Set it before Start so that no packet leaves
 // in clear. Setting the same keys again keeps the running contexts (their
 // rollover counters), so a re-INVITE that repeats the keys changes nothing;
-// a side whose key changed starts a new context (RFC 4568 7.1.4).
+// only a side whose key changed starts a new context (RFC 4568 7.1.4). The
+// other side's goes on: a far end that offers a new key of its own keeps
+// its context for ours, rollover counter and replay list (RFC 3711 3.2.1,
+// 3.3.1); ours started afresh would count from ROC 0 again and, once our
+// sequence numbers had wrapped, nothing we sent would authenticate there.
 func (s *Session) SetSRTP(k *SRTPKeys) error {
 	if k == nil {
 		s.srtp.Store(nil)
 		return nil
 	}
 	old := s.srtp.Load()
-	if old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.LocalKey, k.LocalKey) &&
-		sameBytes(old.keys.LocalSalt, k.LocalSalt) && sameBytes(old.keys.RemoteKey, k.RemoteKey) &&
-		sameBytes(old.keys.RemoteSalt, k.RemoteSalt) {
+	sameOut := old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.LocalKey, k.LocalKey) &&
+		sameBytes(old.keys.LocalSalt, k.LocalSalt)
+	sameIn := old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.RemoteKey, k.RemoteKey) &&
+		sameBytes(old.keys.RemoteSalt, k.RemoteSalt)
+	if sameOut && sameIn {
 		return nil
 	}
 	st, err := newSRTPState(*k)
 	if err != nil {
 		return fmt.Errorf("call %s: %w", s.cfg.CallID, err)
+	}
+	// A kept context stays with the one goroutine that uses it (srtpState),
+	// whichever state that goroutine loaded.
+	if sameOut {
+		st.rtpOut, st.rtcpOut = old.rtpOut, old.rtcpOut
+	}
+	if sameIn {
+		st.rtpIn, st.rtcpIn = old.rtpIn, old.rtcpIn
 	}
 	s.srtp.Store(st)
 	return nil
