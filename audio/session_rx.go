@@ -51,7 +51,7 @@ func (s *Session) readLoop() {
 			continue // comfort noise or a payload type we did not agree on
 		}
 		if dtmfPT != 0 && p.PayloadType == dtmfPT {
-			if d, ok := det.feed(p.Timestamp, p.Payload); ok && s.cfg.OnDTMF != nil {
+			if d, ok := det.feed(p.Timestamp, p.Marker, p.Payload); ok && s.cfg.OnDTMF != nil {
 				s.cfg.OnDTMF(d)
 			}
 			continue
