@@ -57,3 +57,52 @@ func TestDTMFLongPressIsOneDigit(t *testing.T) {
 		t.Fatalf("digits %q, want \"557\"", digits)
 	}
 }
+
+// TestDTMFIsNotLoss: telephone-event packets take sequence numbers of the
+// far end's stream (RFC 4733 2.1). A stream of 40 audio packets with a
+// digit (7 event packets) in the middle, none lost, must show no loss in
+// the call's figures (history, our RTCP reports), and every audio packet
+// must be heard.
+func TestDTMFIsNotLoss(t *testing.T) {
+	got := make(chan byte, 4)
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "dtmf-loss", OnDTMF: func(d byte) { got <- d }})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	far := newUDPPeer(t, "127.0.0.1")
+	mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
+	seq, ts := uint16(65530), uint32(1000) // the numbers wrap on the way
+	send := func(pt uint8, marker bool, stamp uint32, payload []byte) {
+		seq++
+		raw, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: pt, Marker: marker, SequenceNumber: seq,
+			Timestamp: stamp, SSRC: 42}, Payload: payload}).Marshal()
+		_, err := far.conn.WriteToUDP(raw, s.LocalAddr())
+		mustOK(t, err)
+	}
+	audio := func(n int) {
+		for range n {
+			ts += 160
+			send(0, false, ts, make([]byte, 160))
+		}
+	}
+	audio(20)
+	start := ts + 160
+	for i, d := range []uint16{160, 320, 480, 640} {
+		send(101, i == 0, start, dtmfEvent{event: 1, volume: 10, duration: d}.marshal())
+	}
+	for range 3 {
+		send(101, false, start, dtmfEvent{event: 1, volume: 10, duration: 640, end: true}.marshal())
+	}
+	ts += 640
+	audio(20)
+	select {
+	case <-got:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the digit never came")
+	}
+	heard.take(t, 40*frameLen) // every audio packet heard
+	if st := s.Stats(); st.Loss != 0 || st.PacketsReceived != 47 {
+		t.Fatalf("loss %.3f over %d packets received; want none lost of 47", st.Loss, st.PacketsReceived)
+	}
+}

@@ -50,17 +50,27 @@ func (s *Session) readLoop() {
 		if p.PayloadType != codec.PT && (dtmfPT == 0 || p.PayloadType != dtmfPT) {
 			continue // comfort noise or a payload type we did not agree on
 		}
-		if dtmfPT != 0 && p.PayloadType == dtmfPT {
+		// Events take sequence numbers of the stream (RFC 4733 2.1): they
+		// count as received, and the reorder step sees them go by, so the
+		// audio after a digit is neither "loss" nor held back for them.
+		event := dtmfPT != 0 && p.PayloadType == dtmfPT
+		if event {
 			if d, ok := det.feed(p.Timestamp, p.Marker, p.Payload); ok && s.cfg.OnDTMF != nil {
 				s.cfg.OnDTMF(d)
 			}
-			continue
 		}
-		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate)
+		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate, !event)
 		if dir == SendOnly || dir == Inactive {
 			continue // on hold: the far end is not heard
 		}
-		ro.push(&p, func(q *rtp.Packet) { s.deliver(q, codec, pcm) })
+		if event && (!ro.started || p.SSRC != ro.ssrc) {
+			continue // events from an SSRC of their own: no gap in the audio's numbers
+		}
+		ro.push(&p, func(q *rtp.Packet) {
+			if q.PayloadType == codec.PT {
+				s.deliver(q, codec, pcm)
+			}
+		})
 	}
 }
 
