@@ -24,10 +24,14 @@ func (s *Session) readLoop() {
 		if s.stunIn(buf[:n]) {
 			continue // the answer to our STUN Binding (stun.go), from its server
 		}
-		if !s.admit(from) {
+		ok, latch := s.admit(from)
+		if !ok {
 			continue // before Start, or a stray (session_source.go)
 		}
 		if s.dtlsIn(buf[:n]) {
+			if latch {
+				s.latch(from) // the handshake's answers must reach the far end behind its NAT
+			}
 			continue // DTLS (RFC 7983 7), not RTP
 		}
 		pkt, ok := s.srtpIn(buf[:n])
@@ -36,6 +40,9 @@ func (s *Session) readLoop() {
 		}
 		if p.Unmarshal(pkt) != nil {
 			continue
+		}
+		if latch {
+			s.latch(from)
 		}
 		now := time.Now()
 		s.mu.Lock()

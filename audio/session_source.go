@@ -42,40 +42,35 @@ func (s *Session) StrayPackets() uint64 {
 // StrayPackets is how many RTP packets all sessions dropped as strays.
 func (e *Engine) StrayPackets() uint64 { return e.stray.Load() }
 
-// admit says whether a packet from "from" may be taken, and latches: the
-// first packet from the SIP peer's IP, when the SDP names another, moves
-// our stream there (once; never to another IP). Before Start nothing is
-// taken and nothing is counted.
-func (s *Session) admit(from netip.AddrPort) bool {
+// admit says whether a packet from "from" may be taken, and whether it
+// would latch: the first packet from the SIP peer's IP, when the SDP names
+// another, moves our stream there (once; never to another IP). The caller
+// latches (latch) only once the packet proved to be the far end's: with
+// SRTP, once it authenticates (RFC 7362 5), so a forged packet from the
+// peer's IP cannot move the stream to a port where nothing listens and
+// leave the far end's own packets strays. Before Start nothing is taken
+// and nothing is counted.
+func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
-		return false
+		return false, false
 	}
 	f := &s.src
 	switch {
 	case ip == f.sdp:
 		s.latched = true // packets from the SDP's address: it is right, nothing to move
-		return true
+		return true, false
 	case f.peer.IsValid() && ip == f.peer:
 		if f.latchd.IsValid() {
 			if from == f.latchd {
-				return true
+				return true, false
 			}
 			break // after the latch, that one source only
 		}
-		if s.latched {
-			return true // the SDP's address spoke first: we keep sending there
-		}
-		s.latched, f.latchd = true, from
-		s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
-			"sdp", s.remoteAP.String(), "source", from.String())
-		s.remote = net.UDPAddrFromAddrPort(from)
-		s.remoteAP = from
-		s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
-		return true
+		return true, !s.latched // when the SDP's address spoke first, we keep sending there
 	}
 	f.stray++
 	s.eng.stray.Add(1)
@@ -84,7 +79,26 @@ func (s *Session) admit(from netip.AddrPort) bool {
 		s.eng.log.Warn("RTP from a stranger dropped", "call", s.cfg.CallID, "source", from.String(),
 			"sdp", f.sdp.String(), "sip_peer", f.peer.String())
 	}
-	return false
+	return false, false
+}
+
+// latch moves our stream to from, the SIP peer's address whose packet
+// admit let through and that proved to be the far end's, unless a packet
+// latched (or came from the SDP's address) meanwhile.
+func (s *Session) latch(from netip.AddrPort) {
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := &s.src
+	if s.latched || f.latchd.IsValid() || !f.peer.IsValid() || from.Addr() != f.peer {
+		return
+	}
+	s.latched, f.latchd = true, from
+	s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
+		"sdp", s.remoteAP.String(), "source", from.String())
+	s.remote = net.UDPAddrFromAddrPort(from)
+	s.remoteAP = from
+	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
 }
 
 // admitCtrl says whether a datagram on the RTCP port from "from" may be

@@ -1,0 +1,61 @@
+package audio
+
+import (
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/pion/rtp"
+	"github.com/pion/srtp/v3"
+)
+
+// TestSRTPLatchOnlyOnAuthenticatedPacket: an SRTP call whose far end is
+// behind a NAT (its SDP names 127.0.0.2, its SIP comes from 127.0.0.1).
+// Before the far end speaks, a packet that does not authenticate arrives
+// from another port of the SIP peer's IP (an attacker who forges the
+// PBX's address, RFC 7362 5). It must not move the stream: the far end's
+// real SRTP, from its own port, is heard (440 Hz by content) and our
+// packets go to it.
+func TestSRTPLatchOnlyOnAuthenticatedPacket(t *testing.T) {
+	p := SRTPAES128CMSHA1_80
+	ours, theirs := srtpKeysPair(t, p)
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "latch-srtp"})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	mustOK(t, s.SetSRTP(&ours))
+	far := newUDPPeer(t, "127.0.0.1")
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
+	mustOK(t, s.Start(&net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: far.addr().Port}, CodecPCMU, 101))
+
+	forger := newUDPPeer(t, "127.0.0.1")
+	forged, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 0, SequenceNumber: 9, Timestamp: 9, SSRC: 42},
+		Payload: make([]byte, 170)}).Marshal()
+	_, err = forger.conn.WriteToUDP(forged, s.LocalAddr())
+	mustOK(t, err)
+
+	tx, err := srtp.CreateContext(theirs.LocalKey, theirs.LocalSalt, srtp.ProtectionProfile(p))
+	mustOK(t, err)
+	enc, err := newEncoder(CodecPCMU)
+	mustOK(t, err)
+	var ph float64
+	payload, out := make([]byte, 1500), make([]byte, 1500)
+	for i := range 25 {
+		n, err := enc.encode(tone(440, pcmRate, frameLen, &ph), payload)
+		mustOK(t, err)
+		raw, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 0, SequenceNumber: uint16(100 + i),
+			Timestamp: uint32(160 * i), SSRC: 42}, Payload: payload[:n]}).Marshal()
+		b, err := tx.EncryptRTP(out, raw, nil)
+		mustOK(t, err)
+		_, err = far.conn.WriteToUDP(b, s.LocalAddr())
+		mustOK(t, err)
+	}
+	assertTone(t, "the far end's audio", heard.take(t, 25*frameLen), pcmRate, 440)
+	far.receive(5) // our packets reach the far end
+	_ = forger.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, _, err := forger.conn.ReadFromUDP(make([]byte, 1500)); err == nil {
+		t.Fatal("our packets went to the forger's port")
+	}
+}
