@@ -62,6 +62,19 @@ func TestDTLSRTCPStrangerCannotBreakIt(t *testing.T) {
 // round-trip time. The far end itself sends only receiver reports, so
 // every LSR must stay 0.
 func TestStrangerSRNotInOurReports(t *testing.T) {
+	srNotInOurReports(t, func(far *udpPeer, _ *net.UDPConn) *net.UDPConn { return newUDPPeer(t, "127.0.0.3").conn }, 42)
+}
+
+// TestOtherSourceSRNotInOurReports: the LSR of our report block on the far
+// end's stream (SSRC 42) is the middle of the last sender report of that
+// source (RFC 3550 6.4.1), not of another SSRC the far end reports on.
+func TestOtherSourceSRNotInOurReports(t *testing.T) {
+	srNotInOurReports(t, func(_ *udpPeer, farCtrl *net.UDPConn) *net.UDPConn { return farCtrl }, 99)
+}
+
+// srNotInOurReports sends a sender report of ssrc from the socket from
+// gives, and checks that no report of ours after it carries its time.
+func srNotInOurReports(t *testing.T, from func(far *udpPeer, farCtrl *net.UDPConn) *net.UDPConn, ssrc uint32) {
 	e, err := NewEngine(EngineConfig{Home: t.TempDir(), RTCPInterval: 50 * time.Millisecond})
 	mustOK(t, err)
 	defer e.Close()
@@ -83,10 +96,9 @@ func TestStrangerSRNotInOurReports(t *testing.T) {
 	ours := p.SSRC
 
 	ctrl := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: s.LocalAddr().Port + 1}
-	stranger := newUDPPeer(t, "127.0.0.3")
 	forged := ntpTime(time.Now().Add(-time.Hour))
-	sr, _ := rtcp.Marshal([]rtcp.Packet{&rtcp.SenderReport{SSRC: 42, NTPTime: forged}})
-	_, err = stranger.conn.WriteToUDP(sr, ctrl)
+	sr, _ := rtcp.Marshal([]rtcp.Packet{&rtcp.SenderReport{SSRC: ssrc, NTPTime: forged}})
+	_, err = from(far, farCtrl).WriteToUDP(sr, ctrl)
 	mustOK(t, err)
 	// Then the far end's own receiver report, on the same socket: once the
 	// call shows the round-trip time it gives, the stranger's report (sent
@@ -114,7 +126,7 @@ func TestStrangerSRNotInOurReports(t *testing.T) {
 			continue // sent before the stranger's report was read
 		}
 		if lsr := our.Reports[0].LastSenderReport; lsr != 0 {
-			t.Fatalf("our report carries LSR %#x (the stranger's is %#x)", lsr, uint32(forged>>16))
+			t.Fatalf("our report carries LSR %#x (that sender report's is %#x)", lsr, uint32(forged>>16))
 		}
 		return
 	}

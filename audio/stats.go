@@ -52,6 +52,7 @@ func (r *rxStats) update(ssrc uint32, seq uint16, ts uint32, now time.Time, cloc
 		// A new source (re-INVITE, transfer): start counting again.
 		r.started, r.ssrc, r.baseSeq, r.maxSeq, r.cycles = true, ssrc, uint32(seq), seq, 0
 		r.clock, r.received, r.jitter, r.expPrior, r.recPrior = clock, 1, 0, 0, 0
+		r.lastSR, r.lastSRAt = 0, time.Time{} // the old source's report says nothing of this one
 		r.transit = r.arrival(now) - int64(ts)
 		return
 	}
