@@ -59,3 +59,50 @@ func TestSRTPLatchOnlyOnAuthenticatedPacket(t *testing.T) {
 		t.Fatal("our packets went to the forger's port")
 	}
 }
+
+// TestDTLSLatchNotOnForgedRecord: a DTLS-SRTP call whose far end is behind
+// a NAT (SDP 127.0.0.2, SIP and media from 127.0.0.1). Before the far end
+// speaks, a forged DTLS record comes from another port of the SIP peer's
+// IP. The handshake with the far end's real port must still succeed and
+// the call carry its tone both ways, by content.
+func TestDTLSLatchNotOnForgedRecord(t *testing.T) {
+	fp, err := DTLSFingerprint()
+	mustOK(t, err)
+	e := newTestEngine(t)
+	s, err := e.NewSession(SessionConfig{CallID: "ours"})
+	mustOK(t, err)
+	farEnd, err := e.NewSession(SessionConfig{CallID: "far"})
+	mustOK(t, err)
+	t.Cleanup(func() { s.Close(); farEnd.Close() })
+	s.WaitForSRTP()
+	farEnd.WaitForSRTP()
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
+	mustOK(t, s.Start(&net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: farEnd.LocalAddr().Port}, CodecPCMU, 101))
+	mustOK(t, farEnd.Start(&net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: s.LocalAddr().Port}, CodecPCMU, 101))
+
+	forger := newUDPPeer(t, "127.0.0.1")
+	// A DTLS 1.2 handshake record header (RFC 6347 4.1) and a few bytes.
+	_, err = forger.conn.WriteToUDP([]byte{22, 0xfe, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0}, s.LocalAddr())
+	mustOK(t, err)
+
+	done := make(chan error, 2)
+	mustOK(t, s.StartDTLS(DTLSParams{Client: false, Fingerprint: fp, OnDone: func(err error) { done <- err }}))
+	mustOK(t, farEnd.StartDTLS(DTLSParams{Client: true, Fingerprint: fp, OnDone: func(err error) { done <- err }}))
+	for range 2 {
+		select {
+		case err := <-done:
+			mustOK(t, err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("no DTLS handshake with the far end after a forged record")
+		}
+	}
+	var heardBySelf, heardByFar collector
+	s.setTap(heardBySelf.add)
+	farEnd.setTap(heardByFar.add)
+	defer feeder(t, s, 440)()
+	defer feeder(t, farEnd, 1000)()
+	heardBySelf.take(t, pcmRate/2)
+	heardByFar.take(t, pcmRate/2)
+	assertTone(t, "we hear the far end", heardBySelf.take(t, pcmRate/2), pcmRate, 1000)
+	assertTone(t, "the far end hears us", heardByFar.take(t, pcmRate/2), pcmRate, 440)
+}

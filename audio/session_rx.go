@@ -30,7 +30,7 @@ func (s *Session) readLoop() {
 		}
 		if s.dtlsIn(buf[:n]) {
 			if latch {
-				s.latch(from) // the handshake's answers must reach the far end behind its NAT
+				s.dtlsSource(from) // the handshake's answers go there until SRTP latches (dtls.go)
 			}
 			continue // DTLS (RFC 7983 7), not RTP
 		}
