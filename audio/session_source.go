@@ -39,7 +39,8 @@ func (s *Session) StrayPackets() uint64 {
 	return s.src.stray
 }
 
-// StrayPackets is how many RTP packets all sessions dropped as strays.
+// StrayPackets is how many RTP (and RTCP) packets all sessions dropped as
+// strays.
 func (e *Engine) StrayPackets() uint64 { return e.stray.Load() }
 
 // admit says whether a packet from "from" may be taken, and whether it
