@@ -106,3 +106,63 @@ func TestDTLSLatchNotOnForgedRecord(t *testing.T) {
 	assertTone(t, "we hear the far end", heardBySelf.take(t, pcmRate/2), pcmRate, 1000)
 	assertTone(t, "the far end hears us", heardByFar.take(t, pcmRate/2), pcmRate, 440)
 }
+
+// TestSRTPRelatchAfterNATRebinding: an SRTP call latched to the far end
+// behind its NAT (SDP 127.0.0.2, media from 127.0.0.1). The far end's NAT
+// then gives it another port (its binding expired while it was held):
+// its SRTP from the new port, which authenticates, is heard (by content)
+// and our packets follow it there; a forged packet from a third port of
+// that IP moves nothing.
+func TestSRTPRelatchAfterNATRebinding(t *testing.T) {
+	p := SRTPAES128CMSHA1_80
+	ours, theirs := srtpKeysPair(t, p)
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "rebind"})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	mustOK(t, s.SetSRTP(&ours))
+	far := newUDPPeer(t, "127.0.0.1")
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
+	mustOK(t, s.Start(&net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: far.addr().Port}, CodecPCMU, 101))
+
+	tx, err := srtp.CreateContext(theirs.LocalKey, theirs.LocalSalt, srtp.ProtectionProfile(p))
+	mustOK(t, err)
+	enc, err := newEncoder(CodecPCMU)
+	mustOK(t, err)
+	var ph float64
+	seq := uint16(100)
+	payload, out := make([]byte, 1500), make([]byte, 1500)
+	talk := func(from *udpPeer, hz float64) {
+		t.Helper()
+		heard.reset()
+		for range 25 {
+			seq++
+			n, err := enc.encode(tone(hz, pcmRate, frameLen, &ph), payload)
+			mustOK(t, err)
+			raw, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 0, SequenceNumber: seq,
+				Timestamp: uint32(seq) * 160, SSRC: 42}, Payload: payload[:n]}).Marshal()
+			b, err := tx.EncryptRTP(out, raw, nil)
+			mustOK(t, err)
+			_, err = from.conn.WriteToUDP(b, s.LocalAddr())
+			mustOK(t, err)
+		}
+		assertTone(t, "the far end", heard.take(t, 25*frameLen), pcmRate, hz)
+	}
+	talk(far, 440)
+	far.receive(3)
+
+	rebound := newUDPPeer(t, "127.0.0.1")
+	forger := newUDPPeer(t, "127.0.0.1")
+	talk(rebound, 1000)
+	forged, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 0, SequenceNumber: seq + 1, Timestamp: 9, SSRC: 42},
+		Payload: make([]byte, 170)}).Marshal()
+	_, err = forger.conn.WriteToUDP(forged, s.LocalAddr())
+	mustOK(t, err)
+	talk(rebound, 440) // read after the forged packet: it moved nothing
+	rebound.receive(5)
+	_ = forger.conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, _, err := forger.conn.ReadFromUDP(make([]byte, 1500)); err == nil {
+		t.Fatal("our packets went to the forger's port")
+	}
+}

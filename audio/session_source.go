@@ -69,6 +69,13 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 			if from == f.latchd {
 				return true, false
 			}
+			if s.srtp.Load() != nil {
+				// The far end's NAT gave it another port (its binding
+				// expired while it sent nothing, on hold): with SRTP its
+				// packets prove who sends them, so one that authenticates
+				// moves the stream (RFC 7362 4), a forged one is dropped.
+				return true, true
+			}
 			break // after the latch, that one source only
 		}
 		return true, !s.latched // when the SDP's address spoke first, we keep sending there
@@ -84,19 +91,19 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 }
 
 // latch moves our stream to from, the SIP peer's address whose packet
-// admit let through and that proved to be the far end's, unless a packet
-// latched (or came from the SDP's address) meanwhile.
+// admit let through and that proved to be the far end's, unless the SDP's
+// address spoke first.
 func (s *Session) latch(from netip.AddrPort) {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := &s.src
-	if s.latched || f.latchd.IsValid() || !f.peer.IsValid() || from.Addr() != f.peer {
-		return
+	if !f.peer.IsValid() || from.Addr() != f.peer || from == f.latchd || (s.latched && !f.latchd.IsValid()) {
+		return // not the peer's, latched there already, or the SDP's address spoke first
 	}
-	s.latched, f.latchd = true, from
 	s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
-		"sdp", s.remoteAP.String(), "source", from.String())
+		"sdp", f.sdpAP.String(), "source", from.String(), "before", f.latchd.String())
+	s.latched, f.latchd = true, from
 	s.remote = net.UDPAddrFromAddrPort(from)
 	s.remoteAP = from
 	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
