@@ -737,6 +737,13 @@
     const off = !connectedCall();
     if (hint.hidden !== off) hint.hidden = off;
   }
+  function currentAction() {
+    document.addEventListener("htmx:configRequest", (e) => {
+      const d = e.detail;
+      const now = d?.elt?.getAttribute?.("hx-" + (d.verb ?? ""));
+      if (d && now && now !== d.path) d.path = now;
+    });
+  }
   function installCallbar() {
     morphDefaults();
     reserve();
@@ -747,6 +754,7 @@
       const m = $("#callbar-msg");
       if (m && elt?.closest?.("#live")) m.textContent = "";
     });
+    currentAction();
     document.addEventListener("htmx:afterSettle", () => {
       reserve();
       keepFocus();

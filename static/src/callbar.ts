@@ -157,6 +157,19 @@ export function padHint(): void {
   if (hint.hidden !== off) hint.hidden = off;
 }
 
+// currentAction makes a button post what it shows now. An update morphs a
+// button in place (Mute becomes Unmute: the same element, a new hx-post),
+// but htmx reads hx-post only when it processes the element again, after
+// the swap's settle delay (20 ms); a press inside that window posted the
+// old action, so Unmute muted again and the call stayed muted (CI run 25).
+function currentAction(): void {
+  document.addEventListener('htmx:configRequest', (e) => {
+    const d = (e as CustomEvent).detail as { elt?: Element; verb?: string; path?: string } | undefined;
+    const now = d?.elt?.getAttribute?.('hx-' + (d.verb ?? ''));
+    if (d && now && now !== d.path) d.path = now;
+  });
+}
+
 export function installCallbar(): void {
   morphDefaults();
   reserve();
@@ -168,6 +181,7 @@ export function installCallbar(): void {
     const m = $('#callbar-msg');
     if (m && elt?.closest?.('#live')) m.textContent = '';
   });
+  currentAction();
   // A boosted navigation brings a new bar: observe it too.
   document.addEventListener('htmx:afterSettle', () => { reserve(); keepFocus(); });
   // Right after an update is swapped in (settling comes 20 ms later).

@@ -395,6 +395,18 @@ async function keyboardDay() {
   await page.keyboard.press('Enter');
   await page.waitForSelector(`#call-${id}-mute[aria-pressed="false"]`, { timeout: 10000 });
   check('keys: after Unmute the focus is on Mute', (await focus()) === `call-${id}-mute`, await focus());
+  // Unmute pressed the moment the bar shows it, before htmx has processed
+  // the morphed button (its settle delay, made long here so the press is
+  // sure to fall inside it): the press unmutes, it does not mute again.
+  await page.evaluate(() => { window.htmx.config.defaultSettleDelay = 3000; });
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`#call-${id}-mute[aria-pressed="true"]`, { timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`#call-${id}-mute[aria-pressed="false"]`, { timeout: 10000 })
+    .then(() => check('keys: Unmute pressed at once after Mute unmutes', true))
+    .catch(async () => check('keys: Unmute pressed at once after Mute unmutes', false,
+      await page.evaluate((id) => document.getElementById(`call-${id}-mute`)?.outerHTML ?? 'no button', id).catch((e) => String(e))));
+  await page.evaluate(() => { window.htmx.config.defaultSettleDelay = 20; });
 
   // The bar's keypad: opened with Enter, a key pressed with Enter; the
   // keypad stays open and the key keeps the focus across the update.
