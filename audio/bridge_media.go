@@ -49,7 +49,7 @@ func (m *micState) packet(h *rtp.Header, payload []byte) {
 	}
 	pt := h.PayloadType & 0x7f
 	if m.te[pt] {
-		if d, ok := m.det.feed(h.Timestamp, payload); ok {
+		if d, ok := m.det.feed(h.Timestamp, h.Marker, payload); ok {
 			for _, s := range t.b.eng.talking() {
 				go func() { _ = s.SendDTMF(d) }()
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,12 +125,12 @@ func (d *dtlsComp) remote() net.Addr {
 		}
 		return d.s.remoteCtrl
 	}
-	return net.UDPAddrFromAddrPort(d.s.remoteAP)
+	return net.UDPAddrFromAddrPort(d.s.dtlsTo())
 }
 
 func (d *dtlsComp) WriteTo(b []byte, _ net.Addr) (int, error) {
 	d.s.mu.Lock()
-	to, ctrl := d.s.remoteAP, d.s.remoteCtrl
+	to, ctrl := d.s.dtlsTo(), d.s.remoteCtrl
 	d.s.mu.Unlock()
 	if d.rtcp {
 		if ctrl == nil {
@@ -212,6 +213,7 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		if err == nil {
 			err = s.SetSRTP(keys)
 		}
+
 		if err != nil {
 			s.eng.log.Warn("DTLS-SRTP handshake failed: the call stays silent", "call", s.cfg.CallID, "error", err)
 		}
@@ -290,6 +292,34 @@ func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) (*SRTP
 	}
 	return &SRTPKeys{Profile: SRTPProfile(prof), LocalKey: sc.Keys.LocalMasterKey, LocalSalt: sc.Keys.LocalMasterSalt,
 		RemoteKey: sc.Keys.RemoteMasterKey, RemoteSalt: sc.Keys.RemoteMasterSalt}, nil
+}
+
+// Behind a NAT (the SDP names an address the far end cannot be reached
+// at) the far end's DTLS comes from the SIP peer's IP. The stream does not
+// latch on a record, which anyone who forges that IP can send (RFC 7362
+// 5): until the far end's first SRTP packet authenticates and latches it,
+// the handshake's answers and our packets go to where the last record
+// came from, so a forged one costs a retransmission, not the call.
+
+// dtlsSource notes where a DTLS record from the SIP peer's IP came from,
+// while the stream has not latched.
+func (s *Session) dtlsSource(from netip.AddrPort) {
+	if s.dtls.Load() == nil {
+		return // no DTLS in this call
+	}
+	s.mu.Lock()
+	if !s.latched {
+		s.dtlsFrom = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	}
+	s.mu.Unlock()
+}
+
+// dtlsTo is where the RTP port's packets go; s.mu is held.
+func (s *Session) dtlsTo() netip.AddrPort {
+	if !s.latched && s.dtlsFrom.IsValid() {
+		return s.dtlsFrom
+	}
+	return s.remoteAP
 }
 
 // dtlsIn hands a DTLS record to the handshake; false when there is none.

@@ -61,21 +61,34 @@ func parseDTMF(p []byte) (dtmfEvent, bool) {
 }
 
 // dtmfDetector reports each event once although RFC 4733 2.5.1 sends it
-// many times: an event is known by its RTP timestamp.
+// many times: an event is known by its RTP timestamp. An event longer than
+// the duration field can say (0xFFFF units: 8.2 s at 8 kHz, 1.4 s at the
+// 48 kHz of telephone-event/48000) goes on in segments with timestamps of
+// their own (RFC 4733 2.5.1.3): a segment that follows one of the same
+// event that has not ended, no further than 0xFFFF units on and without
+// the marker bit a new event carries (2.5.1.1), is the same key still
+// held, not another press (2.5.2.3).
 type dtmfDetector struct {
 	seen   bool
 	lastTS uint32
+	event  uint8 // of the last timestamp
+	ended  bool  // an end packet of it came
 }
 
-func (d *dtmfDetector) feed(ts uint32, payload []byte) (byte, bool) {
+func (d *dtmfDetector) feed(ts uint32, marker bool, payload []byte) (byte, bool) {
 	ev, ok := parseDTMF(payload)
 	if !ok {
 		return 0, false
 	}
 	if d.seen && d.lastTS == ts {
+		d.ended = d.ended || ev.end
 		return 0, false
 	}
-	d.seen, d.lastTS = true, ts
+	more := d.seen && !marker && !d.ended && ev.event == d.event && ts-d.lastTS <= 0xFFFF
+	d.seen, d.lastTS, d.event, d.ended = true, ts, ev.event, ev.end
+	if more {
+		return 0, false
+	}
 	digit := dtmfDigit(ev.event)
 	return digit, digit != 0
 }

@@ -16,7 +16,7 @@ func FuzzParseDTMF(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var d dtmfDetector
-		d.feed(1, b)
+		d.feed(1, true, b)
 		if ev, ok := parseDTMF(b); ok {
 			if got, _ := parseDTMF(ev.marshal()); got != ev {
 				t.Fatalf("round trip %+v -> %+v", ev, got)

@@ -63,9 +63,12 @@ func (s *Session) sendReport(now time.Time) {
 func (s *Session) rtcpRead() {
 	buf := make([]byte, 1500)
 	for {
-		n, _, err := s.ctrl.ReadFromUDP(buf)
+		n, from, err := s.ctrl.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			return
+		}
+		if !s.admitCtrl(from) {
+			continue // before Start, or a stray (session_source.go)
 		}
 		plain, ok := s.srtcpIn(buf[:n])
 		if !ok {
@@ -79,7 +82,7 @@ func (s *Session) rtcpRead() {
 		for _, p := range pkts {
 			switch r := p.(type) {
 			case *rtcp.SenderReport:
-				s.rx.gotSR(uint32(r.NTPTime>>16), now)
+				s.rx.gotSR(r.SSRC, uint32(r.NTPTime>>16), now)
 				s.rttFrom(r.Reports, now)
 			case *rtcp.ReceiverReport:
 				s.rttFrom(r.Reports, now)
@@ -104,9 +107,15 @@ func (s *Session) rttFrom(reports []rtcp.ReceptionReport, now time.Time) {
 	}
 }
 
-func (r *rxStats) gotSR(mid uint32, now time.Time) {
+// gotSR notes a sender report for the LSR and DLSR of our report block,
+// which are those of the last SR from the source the block is about (RFC
+// 3550 6.4.1): another SSRC's report would give the far end a false
+// round-trip time.
+func (r *rxStats) gotSR(ssrc, mid uint32, now time.Time) {
 	r.mu.Lock()
-	r.lastSR, r.lastSRAt = mid, now
+	if r.started && ssrc == r.ssrc {
+		r.lastSR, r.lastSRAt = mid, now
+	}
 	r.mu.Unlock()
 }
 

@@ -68,6 +68,7 @@ type Session struct {
 	stunWait   atomic.Pointer[stunWait]  // a STUN Binding under way (stun.go)
 	public     netip.AddrPort            // under mu: our RTP address as a STUN server saw it
 	src        sourceFilter              // where RTP may come from (session_source.go), under mu
+	dtlsFrom   netip.AddrPort            // under mu: where the far end's DTLS came from before the latch (dtls.go)
 }
 
 // NewSession binds an RTP port (and the RTCP port above it) and starts

@@ -24,10 +24,14 @@ func (s *Session) readLoop() {
 		if s.stunIn(buf[:n]) {
 			continue // the answer to our STUN Binding (stun.go), from its server
 		}
-		if !s.admit(from) {
+		ok, latch := s.admit(from)
+		if !ok {
 			continue // before Start, or a stray (session_source.go)
 		}
 		if s.dtlsIn(buf[:n]) {
+			if latch {
+				s.dtlsSource(from) // the handshake's answers go there until SRTP latches (dtls.go)
+			}
 			continue // DTLS (RFC 7983 7), not RTP
 		}
 		pkt, ok := s.srtpIn(buf[:n])
@@ -36,6 +40,9 @@ func (s *Session) readLoop() {
 		}
 		if p.Unmarshal(pkt) != nil {
 			continue
+		}
+		if latch {
+			s.latch(from)
 		}
 		now := time.Now()
 		s.mu.Lock()
@@ -50,17 +57,27 @@ func (s *Session) readLoop() {
 		if p.PayloadType != codec.PT && (dtmfPT == 0 || p.PayloadType != dtmfPT) {
 			continue // comfort noise or a payload type we did not agree on
 		}
-		if dtmfPT != 0 && p.PayloadType == dtmfPT {
-			if d, ok := det.feed(p.Timestamp, p.Payload); ok && s.cfg.OnDTMF != nil {
+		// Events take sequence numbers of the stream (RFC 4733 2.1): they
+		// count as received, and the reorder step sees them go by, so the
+		// audio after a digit is neither "loss" nor held back for them.
+		event := dtmfPT != 0 && p.PayloadType == dtmfPT
+		if event {
+			if d, ok := det.feed(p.Timestamp, p.Marker, p.Payload); ok && s.cfg.OnDTMF != nil {
 				s.cfg.OnDTMF(d)
 			}
-			continue
 		}
-		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate)
+		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate, !event)
 		if dir == SendOnly || dir == Inactive {
 			continue // on hold: the far end is not heard
 		}
-		ro.push(&p, func(q *rtp.Packet) { s.deliver(q, codec, pcm) })
+		if event && (!ro.started || p.SSRC != ro.ssrc) {
+			continue // events from an SSRC of their own: no gap in the audio's numbers
+		}
+		ro.push(&p, func(q *rtp.Packet) {
+			if q.PayloadType == codec.PT {
+				s.deliver(q, codec, pcm)
+			}
+		})
 	}
 }
 

@@ -39,43 +39,46 @@ func (s *Session) StrayPackets() uint64 {
 	return s.src.stray
 }
 
-// StrayPackets is how many RTP packets all sessions dropped as strays.
+// StrayPackets is how many RTP (and RTCP) packets all sessions dropped as
+// strays.
 func (e *Engine) StrayPackets() uint64 { return e.stray.Load() }
 
-// admit says whether a packet from "from" may be taken, and latches: the
-// first packet from the SIP peer's IP, when the SDP names another, moves
-// our stream there (once; never to another IP). Before Start nothing is
-// taken and nothing is counted.
-func (s *Session) admit(from netip.AddrPort) bool {
+// admit says whether a packet from "from" may be taken, and whether it
+// would latch: the first packet from the SIP peer's IP, when the SDP names
+// another, moves our stream there (once; never to another IP). The caller
+// latches (latch) only once the packet proved to be the far end's: with
+// SRTP, once it authenticates (RFC 7362 5), so a forged packet from the
+// peer's IP cannot move the stream to a port where nothing listens and
+// leave the far end's own packets strays. Before Start nothing is taken
+// and nothing is counted.
+func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
-		return false
+		return false, false
 	}
 	f := &s.src
 	switch {
 	case ip == f.sdp:
 		s.latched = true // packets from the SDP's address: it is right, nothing to move
-		return true
+		return true, false
 	case f.peer.IsValid() && ip == f.peer:
 		if f.latchd.IsValid() {
 			if from == f.latchd {
-				return true
+				return true, false
+			}
+			if s.srtp.Load() != nil {
+				// The far end's NAT gave it another port (its binding
+				// expired while it sent nothing, on hold): with SRTP its
+				// packets prove who sends them, so one that authenticates
+				// moves the stream (RFC 7362 4), a forged one is dropped.
+				return true, true
 			}
 			break // after the latch, that one source only
 		}
-		if s.latched {
-			return true // the SDP's address spoke first: we keep sending there
-		}
-		s.latched, f.latchd = true, from
-		s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
-			"sdp", s.remoteAP.String(), "source", from.String())
-		s.remote = net.UDPAddrFromAddrPort(from)
-		s.remoteAP = from
-		s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
-		return true
+		return true, !s.latched // when the SDP's address spoke first, we keep sending there
 	}
 	f.stray++
 	s.eng.stray.Add(1)
@@ -84,5 +87,47 @@ func (s *Session) admit(from netip.AddrPort) bool {
 		s.eng.log.Warn("RTP from a stranger dropped", "call", s.cfg.CallID, "source", from.String(),
 			"sdp", f.sdp.String(), "sip_peer", f.peer.String())
 	}
+	return false, false
+}
+
+// latch moves our stream to from, the SIP peer's address whose packet
+// admit let through and that proved to be the far end's, unless the SDP's
+// address spoke first.
+func (s *Session) latch(from netip.AddrPort) {
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := &s.src
+	if !f.peer.IsValid() || from.Addr() != f.peer || from == f.latchd || (s.latched && !f.latchd.IsValid()) {
+		return // not the peer's, latched there already, or the SDP's address spoke first
+	}
+	s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
+		"sdp", f.sdpAP.String(), "source", from.String(), "before", f.latchd.String())
+	s.latched, f.latchd = true, from
+	s.remote = net.UDPAddrFromAddrPort(from)
+	s.remoteAP = from
+	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
+}
+
+// admitCtrl says whether a datagram on the RTCP port from "from" may be
+// read: the far end's RTCP comes from an IP its RTP may come from (the
+// SDP's, or the SIP peer's behind a NAT; its port is its own). Anything
+// else is a stray, counted like stray RTP: a stranger's reports must not
+// set what ours tell the far end (RFC 3550 6.4.1 LSR, DLSR) nor the
+// round-trip time, and its DTLS records must not reach the RTCP port's
+// handshake (RFC 5764 4.1), where one forged fatal alert ends it.
+func (s *Session) admitCtrl(from netip.AddrPort) bool {
+	ip := from.Addr().Unmap()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return false
+	}
+	f := &s.src
+	if ip == f.sdp || (f.peer.IsValid() && ip == f.peer) {
+		return true
+	}
+	f.stray++
+	s.eng.stray.Add(1)
 	return false
 }

@@ -102,7 +102,7 @@ func (s *Session) writeLocked(pt uint8, seq uint16, ts uint32, marker bool, payl
 	if !ok {
 		return
 	}
-	if _, err := s.conn.WriteToAddrPort(out, s.remoteAP); err == nil {
+	if _, err := s.conn.WriteToAddrPort(out, s.dtlsTo()); err == nil {
 		s.sent++
 		s.sentOctets += uint64(len(payload))
 	}

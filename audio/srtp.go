@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/pion/rtp"
@@ -50,35 +51,26 @@ func (k SRTPKeys) String() string { return fmt.Sprintf("SRTP keys (profile %d)",
 // rtcpRead.
 type srtpState struct {
 	keys            SRTPKeys
-	rtpOut, rtpIn   *srtp.Context
-	rtcpOut, rtcpIn *srtp.Context
+	rtpOut, rtcpOut *srtp.Context
+	rtpIn, rtcpIn   *srtpRecv  // with the far end's sources (srtp_sources.go)
 	outBuf, inBuf   []byte     // encrypt and decrypt scratch of the RTP paths
 	outHdr, inHdr   rtp.Header // their header scratch (nil would allocate one per packet)
 }
 
 func newSRTPState(k SRTPKeys) (*srtpState, error) {
 	p := srtp.ProtectionProfile(k.Profile)
-	// RFC 3711 3.3.2: the receiver keeps a replay list; 64 packets is the
-	// minimum it names.
-	mk := func(key, salt []byte, in bool) (*srtp.Context, error) {
-		var opts []srtp.ContextOption
-		if in {
-			opts = append(opts, srtp.SRTPReplayProtection(64), srtp.SRTCPReplayProtection(64))
-		}
-		return srtp.CreateContext(key, salt, p, opts...)
-	}
 	st := &srtpState{keys: k, outBuf: make([]byte, 1600), inBuf: make([]byte, 1600)}
 	var err error
-	if st.rtpOut, err = mk(k.LocalKey, k.LocalSalt, false); err != nil {
+	if st.rtpOut, err = srtp.CreateContext(k.LocalKey, k.LocalSalt, p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSRTPKeys, err)
 	}
-	if st.rtcpOut, err = mk(k.LocalKey, k.LocalSalt, false); err != nil {
+	if st.rtcpOut, err = srtp.CreateContext(k.LocalKey, k.LocalSalt, p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSRTPKeys, err)
 	}
-	if st.rtpIn, err = mk(k.RemoteKey, k.RemoteSalt, true); err != nil {
+	if st.rtpIn, err = newSRTPRecv(k.RemoteKey, k.RemoteSalt, p, false); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSRTPKeys, err)
 	}
-	if st.rtcpIn, err = mk(k.RemoteKey, k.RemoteSalt, true); err != nil {
+	if st.rtcpIn, err = newSRTPRecv(k.RemoteKey, k.RemoteSalt, p, true); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSRTPKeys, err)
 	}
 	return st, nil
@@ -90,21 +82,35 @@ func sameBytes(a, b []byte) bool { return string(a) == string(b) }
 // nil goes back to clear RTP. Set it before Start so that no packet leaves
 // in clear. Setting the same keys again keeps the running contexts (their
 // rollover counters), so a re-INVITE that repeats the keys changes nothing;
-// a side whose key changed starts a new context (RFC 4568 7.1.4).
+// only a side whose key changed starts a new context (RFC 4568 7.1.4). The
+// other side's goes on: a far end that offers a new key of its own keeps
+// its context for ours, rollover counter and replay list (RFC 3711 3.2.1,
+// 3.3.1); ours started afresh would count from ROC 0 again and, once our
+// sequence numbers had wrapped, nothing we sent would authenticate there.
 func (s *Session) SetSRTP(k *SRTPKeys) error {
 	if k == nil {
 		s.srtp.Store(nil)
 		return nil
 	}
 	old := s.srtp.Load()
-	if old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.LocalKey, k.LocalKey) &&
-		sameBytes(old.keys.LocalSalt, k.LocalSalt) && sameBytes(old.keys.RemoteKey, k.RemoteKey) &&
-		sameBytes(old.keys.RemoteSalt, k.RemoteSalt) {
+	sameOut := old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.LocalKey, k.LocalKey) &&
+		sameBytes(old.keys.LocalSalt, k.LocalSalt)
+	sameIn := old != nil && old.keys.Profile == k.Profile && sameBytes(old.keys.RemoteKey, k.RemoteKey) &&
+		sameBytes(old.keys.RemoteSalt, k.RemoteSalt)
+	if sameOut && sameIn {
 		return nil
 	}
 	st, err := newSRTPState(*k)
 	if err != nil {
 		return fmt.Errorf("call %s: %w", s.cfg.CallID, err)
+	}
+	// A kept context stays with the one goroutine that uses it (srtpState),
+	// whichever state that goroutine loaded.
+	if sameOut {
+		st.rtpOut, st.rtcpOut = old.rtpOut, old.rtcpOut
+	}
+	if sameIn {
+		st.rtpIn, st.rtcpIn = old.rtpIn, old.rtcpIn
 	}
 	s.srtp.Store(st)
 	return nil
@@ -127,10 +133,11 @@ func (s *Session) srtpIn(pkt []byte) (out []byte, ok bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	dec, err := st.rtpIn.DecryptRTP(st.inBuf[:0], pkt, &st.inHdr)
+	dec, err := st.rtpIn.ctx.DecryptRTP(st.inBuf[:0], pkt, &st.inHdr)
 	if err != nil {
 		return nil, false
 	}
+	st.rtpIn.authenticated(st.inHdr.SSRC)
 	return dec, true
 }
 
@@ -179,6 +186,10 @@ func (s *Session) srtcpIn(pkt []byte) ([]byte, bool) {
 	if st == nil {
 		return pkt, !s.srtpWanted.Load()
 	}
-	dec, err := st.rtcpIn.DecryptRTCP(nil, pkt, nil)
-	return dec, err == nil
+	dec, err := st.rtcpIn.ctx.DecryptRTCP(nil, pkt, nil)
+	if err != nil || len(dec) < 8 {
+		return nil, false
+	}
+	st.rtcpIn.authenticated(binary.BigEndian.Uint32(dec[4:8])) // the sender's SSRC (RFC 3550 6.4)
+	return dec, true
 }

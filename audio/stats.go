@@ -38,13 +38,21 @@ type rxStats struct {
 
 func newRxStats() *rxStats { return &rxStats{epoch: time.Now()} }
 
-func (r *rxStats) update(ssrc uint32, seq uint16, ts uint32, now time.Time, clock uint32) {
+// update counts one packet; jitter is false for a telephone-event packet,
+// whose timestamp stays at the event's start (RFC 4733 2.5.1.2), so its
+// transit time says nothing about the path, and which counts only within
+// the audio's own stream (a gateway may send events from another SSRC).
+func (r *rxStats) update(ssrc uint32, seq uint16, ts uint32, now time.Time, clock uint32, jitter bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !jitter && (!r.started || ssrc != r.ssrc || clock != r.clock) {
+		return
+	}
 	if !r.started || ssrc != r.ssrc || clock != r.clock {
 		// A new source (re-INVITE, transfer): start counting again.
 		r.started, r.ssrc, r.baseSeq, r.maxSeq, r.cycles = true, ssrc, uint32(seq), seq, 0
 		r.clock, r.received, r.jitter, r.expPrior, r.recPrior = clock, 1, 0, 0, 0
+		r.lastSR, r.lastSRAt = 0, time.Time{} // the old source's report says nothing of this one
 		r.transit = r.arrival(now) - int64(ts)
 		return
 	}
@@ -54,6 +62,9 @@ func (r *rxStats) update(ssrc uint32, seq uint16, ts uint32, now time.Time, cloc
 			r.cycles += 1 << 16
 		}
 		r.maxSeq = seq
+	}
+	if !jitter {
+		return
 	}
 	transit := r.arrival(now) - int64(ts)
 	d := transit - r.transit
