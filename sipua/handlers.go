@@ -163,11 +163,30 @@ func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
 // 500 (RFC 3261 12.2.2: MUST), so it neither repeats a digit nor a
 // transfer.
 func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
+	c.afterAck()
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return false
 	}
 	return true
+}
+
+// afterAck waits, in a call answered here, until the ACK of our 200 has
+// been read (or the 200's retransmissions ended), before a request of the
+// caller's is taken in the dialog. Its CSeq moves the dialog's remote CSeq
+// on, and sipgo reads an ACK whose CSeq is not the current one as no ACK:
+// a caller's INFO or re-INVITE handled before its ACK (requests are
+// handled side by side; Asterisk re-INVITEs for direct media at once)
+// left the 200 unconfirmed, and the call ended as failed 32 s later.
+// onAck needs neither this goroutine nor the call's.
+func (c *call) afterAck() {
+	if c.in == nil || c.acked == nil || !c.isConnected() {
+		return // not answered here: ringing requests do not wait
+	}
+	select {
+	case <-c.acked:
+	case <-c.final:
+	}
 }
 
 // onDTMF is the media session's callback for RFC 4733 digits.

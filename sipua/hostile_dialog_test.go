@@ -611,3 +611,96 @@ func TestHoldRetriedAfterGlare(t *testing.T) {
 		t.Fatalf("after the hold: %s", got.State)
 	}
 }
+
+// TestTransferToUnusableAnswerKeepsCall: the far end transfers us (REFER)
+// and the target answers with no codec we offered. The phone hangs that
+// new call up, tells the far end 488 in the final NOTIFY and keeps the
+// call it was transferred from. The new call went active without audio,
+// the NOTIFY said 200 and the first call was hung up: the person was left
+// on a silent line with the far end gone.
+func TestTransferToUnusableAnswerKeepsCall(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	br := r.inDialog("REFER", "Refer-To: <sip:111@127.0.0.1>\r\n", "")
+	if res := r.final(br); statusOf(res) != 202 {
+		t.Fatalf("REFER answered %.40q", res)
+	}
+	inv, ok := r.find(10*time.Second, func(m string) bool {
+		if strings.HasPrefix(m, "NOTIFY ") {
+			r.answer(m, "200 OK", "", "")
+		}
+		return strings.HasPrefix(m, "INVITE sip:111@")
+	})
+	if !ok {
+		t.Fatal("the transfer placed no call")
+	}
+	g729 := "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40004 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n"
+	to := header(inv, "To") + ";tag=target"
+	res := "SIP/2.0 200 OK\r\n"
+	for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+		res += h + ": " + header(inv, h) + "\r\n"
+	}
+	r.write(res + "To: " + to + "\r\nContact: <sip:111@127.0.0.1:" + itoa(r.port()) + ">\r\nContent-Type: application/sdp\r\n" +
+		"Content-Length: " + itoa(len(g729)) + "\r\n\r\n" + g729)
+	final, ok := r.find(10*time.Second, func(m string) bool {
+		switch {
+		case strings.HasPrefix(m, "BYE ") && header(m, "Call-ID") == header(inv, "Call-ID"):
+			r.answer(m, "200 OK", "", "")
+		case strings.HasPrefix(m, "NOTIFY "):
+			r.answer(m, "200 OK", "", "")
+			return strings.Contains(header(m, "Subscription-State"), "terminated")
+		}
+		return false
+	})
+	if !ok || !strings.Contains(final, "SIP/2.0 488") {
+		t.Fatalf("final NOTIFY of the transfer:\n%s\n%s", final, tail(p.SIPTrace()))
+	}
+	if got, ok := p.Call(c.ID); !ok || got.State != StateActive {
+		t.Fatalf("the call transferred from: %+v (still there: %v)", got, ok)
+	}
+}
+
+// TestRequestBeforeAckKeepsCall: the caller's INFO reaches the phone
+// before the ACK of its 200 (UDP reorders; sipgo handles requests side by
+// side, so a re-INVITE right after the ACK, as Asterisk sends for direct
+// media, can be taken first too). The INFO is answered, and the ACK still
+// confirms the call: a hold afterwards goes out at once. The ACK was read
+// as none (its CSeq no longer the dialog's last), the 200 was resent for
+// 32 s and the call then ended as failed.
+func TestRequestBeforeAckKeepsCall(t *testing.T) {
+	p, r := rawCallerPhone(t, autoAnswer)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	c := p.waitState("", StateActive, 5*time.Second)
+	body := "Signal=5\r\nDuration=160\r\n"
+	br := "z9hG4bK" + uuid.NewString()[:10]
+	r.write(fmt.Sprintf("INFO sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=%s;rport\r\n"+
+		"From: <sip:4930123@127.0.0.1>;tag=%s\r\nTo: <sip:alice@127.0.0.1>;tag=%s\r\nCall-ID: %s\r\nCSeq: 2 INFO\r\n"+
+		"Max-Forwards: 70\r\nContent-Type: application/dtmf-relay\r\nContent-Length: %d\r\n\r\n%s",
+		r.phone.Port, r.port(), br, r.ftag, r.ttag, r.callID, len(body), body))
+	r.cseq = 2
+	// The ACK after the INFO has been taken in (its handler waits, or has run).
+	r.ack(1, "")
+	if res := r.final(br); statusOf(res) != 200 {
+		t.Fatalf("INFO answered %.40q", res)
+	}
+	p.wait("digit 5", 5*time.Second, func(e Event) bool { return e.Kind == EventDTMF && e.Digit == "5" })
+	held := make(chan error, 1)
+	go func() { held <- p.Hold(bg, c.ID) }()
+	reinv, ok := r.requestFromPhone("INVITE", 5*time.Second)
+	if !ok {
+		t.Fatal("no re-INVITE within 5 s: the ACK did not confirm the call")
+	}
+	r.answer(reinv, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
+	if err := <-held; err != nil {
+		t.Fatalf("hold: %v", err)
+	}
+	r.requestFromPhone("ACK", 5*time.Second)
+	t.Cleanup(func() {
+		if p.Hangup(bg, c.ID) == nil {
+			if bye, ok := r.requestFromPhone("BYE", 5*time.Second); ok {
+				r.answer(bye, "200 OK", "", "")
+			}
+		}
+	})
+}
