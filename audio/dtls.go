@@ -58,7 +58,10 @@ func fingerprintOf(der []byte) string {
 type DTLSParams struct {
 	Client      bool   // we are the DTLS client (our a=setup is active)
 	Fingerprint string // the far end's a=fingerprint, "sha-256 AB:CD:..."
-	OnDone      func(err error)
+	// TLSID is the far end's a=tls-id (RFC 8842), "" when it sent none:
+	// a new value names a new association even with the same certificate.
+	TLSID  string
+	OnDone func(err error)
 }
 
 // dtlsComp carries DTLS records between the session's RTP socket and
@@ -69,6 +72,7 @@ type dtlsComp struct {
 	rtcp   bool        // the RTCP port's own association (RFC 5764 4.1: no rtcp-mux)
 	client bool        // our role in it
 	fp     string      // the far end's certificate fingerprint it checks (hex)
+	tlsID  string      // the far end's a=tls-id it was made for ("" none)
 	gone   atomic.Bool // replaced by a new association: sends nothing more
 	conn   *dtls.Conn  // once made
 	in     chan []byte
@@ -177,10 +181,10 @@ func (d *dtlsComp) SetWriteDeadline(time.Time) error { return nil }
 // 4.2); the far end's certificate must match its SDP fingerprint (RFC 5763
 // 5). A session already secured by DTLS keeps its association when the
 // fingerprint and the roles are the same (RFC 5763 6.7.1). A new
-// fingerprint or a changed role (a re-INVITE after the far end restarted
-// its DTLS) is a new association (RFC 5763 5, RFC 8842 4): the old one is
-// dropped with its SRTP keys, the call is silent until the new handshake
-// gives new ones.
+// fingerprint, a changed role or a new a=tls-id (a re-INVITE after the far
+// end restarted its DTLS) is a new association (RFC 5763 5, RFC 8842):
+// the old one is dropped with its SRTP keys, the call is silent until the
+// new handshake gives new ones.
 //
 // RTCP goes on its own port (no rtcp-mux), which is a flow of its own:
 // RFC 5764 4.1 protects it with a DTLS association of its own, made the
@@ -196,11 +200,17 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		return fmt.Errorf("%w: fingerprint %q (sha-256 is needed)", ErrSRTPKeys, algo)
 	}
 	want = strings.ToUpper(strings.TrimSpace(want))
-	d := &dtlsComp{s: s, client: p.Client, fp: want, in: make(chan []byte, 64), closed: make(chan struct{})}
-	d.ctrl = &dtlsComp{s: s, rtcp: true, client: p.Client, fp: want, in: make(chan []byte, 64), closed: make(chan struct{})}
+	d := &dtlsComp{s: s, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
+	d.ctrl = &dtlsComp{s: s, rtcp: true, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
 	s.mu.Lock()
 	old := s.dtls.Load()
-	if old != nil && old.client == p.Client && old.fp == want {
+	// A tls-id only tells when both SDPs have one: a far end that starts
+	// (or stops) sending it is not taken for a new association.
+	sameID := old == nil || old.tlsID == "" || p.TLSID == "" || old.tlsID == p.TLSID
+	if old != nil && old.client == p.Client && old.fp == want && sameID {
+		if old.tlsID == "" {
+			old.tlsID = p.TLSID // from now on it tells
+		}
 		s.mu.Unlock()
 		return nil
 	}
@@ -213,7 +223,7 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	}
 	s.mu.Unlock()
 	if old != nil {
-		s.eng.log.Info("far end's DTLS changed (fingerprint or role): new DTLS-SRTP handshake", "call", s.cfg.CallID)
+		s.eng.log.Info("far end's DTLS changed (fingerprint, role or tls-id): new DTLS-SRTP handshake", "call", s.cfg.CallID)
 		old.retire()
 	}
 	opts := []dtls.Option{

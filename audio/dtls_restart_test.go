@@ -2,6 +2,7 @@ package audio
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -17,7 +18,7 @@ import (
 // TestDTLSFarEndRestartNewAssociation: the far end (pion DTLS as the
 // server, a certificate of its own, pion SRTP) restarts its DTLS mid-call
 // and its re-INVITE names a new a=fingerprint, which is a new DTLS
-// association (RFC 5763 5, RFC 8842 4). The session must make a new
+// association (RFC 5763 5, RFC 8842). The session must make a new
 // handshake and new SRTP contexts: each side hears the other's tone, by
 // content, before and after. Before, StartDTLS kept the old association
 // and the call stayed silent both ways.
@@ -32,12 +33,12 @@ func TestDTLSFarEndRestartNewAssociation(t *testing.T) {
 
 	// setup runs what sipua does for an SDP with the far end's DTLS:
 	// WaitForSRTP, Start, StartDTLS; then awaits both handshakes.
-	setup := func(what, fp string) {
+	setup := func(what, fp, tlsID string) {
 		t.Helper()
 		done := make(chan error, 1)
 		s.WaitForSRTP()
 		mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
-		mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: fp, OnDone: func(err error) { done <- err }}))
+		mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: fp, TLSID: tlsID, OnDone: func(err error) { done <- err }}))
 		select {
 		case err := <-done:
 			mustOK(t, err)
@@ -55,13 +56,28 @@ func TestDTLSFarEndRestartNewAssociation(t *testing.T) {
 		assertTone(t, what+": the far end hears us", got[pcmRate/4:], pcmRate, 440)
 	}
 
-	setup("first association", far.listen())
+	fp := far.listen(false)
+	setup("first association", fp, "")
 	defer feeder(t, s, 440)()
 	check("before the re-INVITE")
 
+	// A re-INVITE with the same certificate and roles keeps the
+	// association (RFC 5763 6.7.1), whether it adds a tls-id or not.
+	d := s.dtls.Load()
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: fp, TLSID: "t1"}))
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: fp}))
+	if s.dtls.Load() != d {
+		t.Fatal("the same fingerprint and roles made a new association")
+	}
+
 	// The far end restarts its DTLS: a new certificate, a new SSRC.
-	setup("after the re-INVITE", far.listen())
+	setup("after the re-INVITE", far.listen(false), "t2")
 	check("after the re-INVITE")
+
+	// It restarts again with the same certificate: its new a=tls-id
+	// says so (RFC 8842).
+	setup("after the tls-id changed", far.listen(true), "t3")
+	check("after the tls-id changed")
 }
 
 // dtlsFar is a far end on one UDP socket: DTLS records go to its pion
@@ -72,6 +88,7 @@ type dtlsFar struct {
 	to   atomic.Pointer[net.UDPAddr] // our session, from its first record
 	cur  atomic.Pointer[farPC]       // the DTLS association records go to
 	rtp  chan []byte
+	cert *tls.Certificate // the DTLS server's
 
 	mu     sync.Mutex
 	tx     *srtp.Context // nil: no keys (sends nothing)
@@ -129,12 +146,17 @@ func (f *dtlsFar) read() {
 	}
 }
 
-// listen starts a new DTLS server with a new certificate (a restart: the
-// old association and its keys are gone) and returns its fingerprint.
-func (f *dtlsFar) listen() string {
+// listen starts a new DTLS server, with a new certificate unless same (a
+// restart: the old association and its keys are gone), and returns its
+// fingerprint.
+func (f *dtlsFar) listen(same bool) string {
 	f.t.Helper()
-	cert, err := selfsign.GenerateSelfSigned()
-	mustOK(f.t, err)
+	if !same || f.cert == nil {
+		cert, err := selfsign.GenerateSelfSigned()
+		mustOK(f.t, err)
+		f.cert = &cert
+	}
+	cert := *f.cert
 	f.mu.Lock()
 	f.tx, f.rx, f.ssrc = nil, nil, f.ssrc+0x1001
 	f.keysUp = make(chan struct{})
