@@ -318,3 +318,39 @@ func (p *farPC) LocalAddr() net.Addr              { return p.f.addr() }
 func (p *farPC) SetDeadline(time.Time) error      { return nil }
 func (p *farPC) SetReadDeadline(time.Time) error  { return nil }
 func (p *farPC) SetWriteDeadline(time.Time) error { return nil }
+
+// TestDTLSReplacedDuringHandshake: a re-INVITE with a new fingerprint while
+// the first handshake is still under way (the far end never answered it)
+// ends that handshake at once, as failed, and the new one brings the keys
+// and the far end's tone.
+func TestDTLSReplacedDuringHandshake(t *testing.T) {
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "replaced"})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	far := newDTLSFar(t)
+	defer far.stop()
+	s.WaitForSRTP()
+	mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
+	first, second := make(chan error, 1), make(chan error, 1)
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: "sha-256 00:11", OnDone: func(err error) { first <- err }}))
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: far.listen(false), OnDone: func(err error) { second <- err }}))
+	for _, w := range []struct {
+		what string
+		ch   chan error
+		ok   bool
+	}{{"the replaced handshake", first, false}, {"the new handshake", second, true}} {
+		select {
+		case err := <-w.ch:
+			if (err == nil) != w.ok {
+				t.Fatalf("%s ended with %v", w.what, err)
+			}
+		case <-time.After(8 * time.Second):
+			t.Fatalf("%s did not end", w.what)
+		}
+	}
+	far.awaitKeys("the new association")
+	heard.take(t, pcmRate/4)
+	assertTone(t, "we hear the far end", heard.take(t, pcmRate/2), pcmRate, 1000)
+}
