@@ -142,6 +142,17 @@ var errNoSuchAccount = errors.New(msgNoAccount)
 
 func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 	b.PasswordSaved = false
+	// A new account's password is kept first: when the keyring refuses it
+	// (locked, a full disk under secrets.json) nothing is added. Kept after
+	// the account, such a refusal left the account without its password,
+	// registering in vain, and the client, told 500, added it again on its
+	// retry.
+	newSecret := isNew && b.Password != nil && *b.Password != ""
+	if newSecret {
+		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
+			return err
+		}
+	}
 	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		if isNew {
 			st.Accounts = append(st.Accounts, b.Account)
@@ -161,6 +172,9 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 		}
 		return nil
 	})
+	if err != nil && newSecret {
+		_ = s.cfg.Secrets.Delete("account:" + b.ID) // no password without its account
+	}
 	if errors.Is(err, errNoSuchAccount) {
 		return fail(fiber.StatusNotFound, msgNoAccount)
 	}
@@ -168,10 +182,12 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 		return settingsError(err)
 	}
 	s.cur.Store(&st)
-	if b.Password != nil {
+	if b.Password != nil && !newSecret {
 		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
 			return err
 		}
+	}
+	if b.Password != nil {
 		// A new password registers again at once, not at the next refresh.
 		if r, ok := s.cfg.Phone.(interface{ Reregister(string) bool }); ok {
 			r.Reregister(b.ID)

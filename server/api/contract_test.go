@@ -37,7 +37,7 @@ import (
 var transportHeaders = []string{"Date", "Content-Length", "Content-Type", "Connection", "Transfer-Encoding",
 	"Keep-Alive", "Vary", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
 	"Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age",
-	"Access-Control-Allow-Private-Network"}
+	"Access-Control-Allow-Private-Network", "X-Frame-Options", "Content-Security-Policy", "X-Content-Type-Options"}
 
 func init() {
 	// HTML pages are checked as text (their schema is a string).

@@ -21,6 +21,7 @@ const (
 	msgNoAccount      = "no account with that id"
 	msgNoTaxonomy     = "no taxonomy entry with that code"
 	msgMalformed      = "malformed JSON body"
+	msgBadRequest     = "malformed request"
 	msgTooLarge       = "request body larger than 64 KiB"
 	msgNotJSON        = "the body must be JSON (Content-Type: application/json)"
 	msgWrongMethod    = "method not allowed"

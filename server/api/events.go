@@ -39,6 +39,12 @@ func (s *Server) streamEvents(c fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
+	if c.Method() == fiber.MethodHead {
+		// No stream: fasthttp ends a streamed answer to HEAD with the
+		// empty chunk's CRLF, two bytes the client reads as the start of
+		// its next answer on the connection.
+		return nil
+	}
 	stop := make(chan struct{})
 	if l != nil {
 		stop = l.stop

@@ -24,6 +24,11 @@ func (s *Server) events(c fiber.Ctx) error {
 	c.Set("Content-Type", "text/event-stream")
 	c.Set("Cache-Control", "no-store")
 	c.Set("X-Accel-Buffering", "no")
+	if c.Method() == fiber.MethodHead {
+		// No stream: fasthttp ends a streamed answer to HEAD with the
+		// empty chunk's CRLF, two bytes read as the start of the next answer.
+		return nil
+	}
 	poke := s.hub.join()
 	csrf, _ := c.Locals(localsCSRF).(string)
 	return c.SendStreamWriter(func(w *bufio.Writer) {
@@ -90,13 +95,20 @@ func (s *Server) writeState(w *bufio.Writer, csrf string) error {
 }
 
 // writeEvent writes one server-sent event; every line of data gets its own
-// "data:" field (HTML has newlines).
+// "data:" field (HTML has newlines). A line ends at CRLF, LF or a lone CR
+// (HTML, server-sent events 9.2.6): a CR inside a name (a contact's, from
+// an imported file) would otherwise end the data line, and what follows it
+// would be read as fields of the stream. The page's HTML parser reads a CR
+// as an LF anyway (HTML 13.2.3.5).
 func writeEvent(w *bufio.Writer, name, data string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "event: %s\n", name)
+	if strings.IndexByte(data, '\r') >= 0 {
+		data = strings.ReplaceAll(strings.ReplaceAll(data, "\r\n", "\n"), "\r", "\n")
+	}
 	for _, line := range strings.Split(data, "\n") {
 		b.WriteString("data: ")
-		b.WriteString(strings.TrimRight(line, "\r"))
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')

@@ -78,11 +78,14 @@ func (s *Server) historyTags(c fiber.Ctx) error {
 	return s.backToHistory(c)
 }
 
+// maxNote is the longest note of a history entry, in bytes.
+const maxNote = 4000
+
 // historyNote is POST /history/:id/note.
 func (s *Server) historyNote(c fiber.Ctx) error {
 	note := strings.TrimSpace(c.FormValue("note"))
-	if len(note) > 4000 {
-		return s.fail(c, fiber.StatusBadRequest, s.lang().T("err.toolong"))
+	if len(note) > maxNote {
+		return s.fail(c, fiber.StatusBadRequest, s.lang().F("err.toolong", maxNote))
 	}
 	if err := s.cfg.DB.SetHistoryNote(c.Context(), c.Params("id"), note); err != nil {
 		return s.fail(c, fiber.StatusBadRequest, err.Error())

@@ -70,6 +70,11 @@ func (s *Server) fail(c fiber.Ctx, status int, msg string) error {
 // may hold paths or secrets) and logs it.
 func (s *Server) errorHandler(c fiber.Ctx, err error) error {
 	var fe *fiber.Error
+	if errors.As(err, &fe) && fe.Code == fiber.StatusBadRequest {
+		// A request fasthttp could not parse: its error quotes the request
+		// as it came, the session cookie among its headers.
+		return c.Status(fe.Code).SendString("Bad Request")
+	}
 	if errors.As(err, &fe) {
 		return c.Status(fe.Code).SendString(fe.Message)
 	}

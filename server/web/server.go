@@ -93,6 +93,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Limits.Apply(&fc)
 	s.app = fiber.New(fc)
+	s.app.Server().HeaderReceived = s.requestConfig // bodylimit.go
 	s.routes()
 	return s, nil
 }

@@ -23,6 +23,13 @@ type session struct {
 // keyTTL bounds how long a printed link stays usable if nobody opens it.
 const keyTTL = 24 * time.Hour
 
+// maxKeys bounds the links not yet opened: the newest are kept. Every
+// POST /calls of the local API while no tab holds the audio asks for a
+// link to open, and where no browser can be opened (no desktop) it asks
+// again at once: each key was kept for a day, so any local program's loop
+// of POST /calls grew the phone's memory without end.
+const maxKeys = 64
+
 func newSessions() *sessions {
 	return &sessions{keys: map[string]time.Time{}, byID: map[string]*session{}}
 }
@@ -37,9 +44,23 @@ func randomToken() string {
 
 func (s *sessions) newKey() string {
 	k := randomToken()
+	now := time.Now()
 	s.mu.Lock()
-	s.keys[k] = time.Now()
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if len(s.keys) >= maxKeys {
+		oldest, at := "", now
+		for key, issued := range s.keys {
+			if now.Sub(issued) > keyTTL {
+				delete(s.keys, key)
+			} else if !issued.After(at) {
+				oldest, at = key, issued
+			}
+		}
+		if len(s.keys) >= maxKeys {
+			delete(s.keys, oldest)
+		}
+	}
+	s.keys[k] = now
 	return k
 }
 
