@@ -220,6 +220,12 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		// The old association's keys end with it: nothing goes out or is
 		// played with them (srtpOut runs under s.mu) until the new ones.
 		s.srtp.Store(nil)
+		// The far end that restarted may come from another port of its
+		// NAT: as at the call's start, its DTLS is taken from the SIP
+		// peer's IP and answered where it came from, until its first
+		// SRTP packet that authenticates latches the stream again
+		// (session_source.go). Until then ours go where they went.
+		s.latched, s.dtlsFrom = false, netip.AddrPort{}
 	}
 	s.mu.Unlock()
 	if old != nil {

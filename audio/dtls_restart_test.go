@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -83,20 +84,22 @@ func TestDTLSFarEndRestartNewAssociation(t *testing.T) {
 // dtlsFar is a far end on one UDP socket: DTLS records go to its pion
 // DTLS server, SRTP to its own contexts; it sends a 1 kHz tone.
 type dtlsFar struct {
-	t    *testing.T
-	conn *net.UDPConn
-	to   atomic.Pointer[net.UDPAddr] // our session, from its first record
-	cur  atomic.Pointer[farPC]       // the DTLS association records go to
-	rtp  chan []byte
-	cert *tls.Certificate // the DTLS server's
+	t      *testing.T
+	conn   *net.UDPConn
+	to     atomic.Pointer[net.UDPAddr] // our session, from its first record
+	cur    atomic.Pointer[farPC]       // the DTLS association records go to
+	rtp    chan []byte
+	cert   *tls.Certificate // its DTLS certificate
+	client bool             // its DTLS role (our a=setup passive); set before listen
 
-	mu     sync.Mutex
-	tx     *srtp.Context // nil: no keys (sends nothing)
-	rx     *srtp.Context
-	ssrc   uint32
-	keysUp chan struct{}
-	done   chan struct{}
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	tx       *srtp.Context // nil: no keys (sends nothing)
+	rx       *srtp.Context
+	ssrc     uint32
+	keysUp   chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
 }
 
 func newDTLSFar(t *testing.T) *dtlsFar {
@@ -112,12 +115,14 @@ func newDTLSFar(t *testing.T) *dtlsFar {
 func (f *dtlsFar) addr() *net.UDPAddr { return f.conn.LocalAddr().(*net.UDPAddr) }
 
 func (f *dtlsFar) stop() {
-	close(f.done)
-	_ = f.conn.Close()
-	if pc := f.cur.Load(); pc != nil {
-		pc.close()
-	}
-	f.wg.Wait()
+	f.stopOnce.Do(func() {
+		close(f.done)
+		_ = f.conn.Close()
+		if pc := f.cur.Load(); pc != nil {
+			pc.close()
+		}
+		f.wg.Wait()
+	})
 }
 
 func (f *dtlsFar) read() {
@@ -172,12 +177,21 @@ func (f *dtlsFar) listen(same bool) string {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		conn, err := dtls.ServerWithOptions(pc, f.addr(),
-			dtls.WithCertificates(cert),
-			dtls.WithSRTPProtectionProfiles(dtls.SRTP_AES128_CM_HMAC_SHA1_80),
-			dtls.WithExtendedMasterSecret(dtls.RequireExtendedMasterSecret),
-			dtls.WithClientAuth(dtls.RequireAnyClientCert),
-			dtls.WithInsecureSkipVerify(true))
+		var conn *dtls.Conn
+		var err error
+		if f.client {
+			conn, err = dtls.ClientWithOptions(pc, f.to.Load(),
+				dtls.WithCertificates(cert),
+				dtls.WithSRTPProtectionProfiles(dtls.SRTP_AES128_CM_HMAC_SHA1_80),
+				dtls.WithInsecureSkipVerify(true))
+		} else {
+			conn, err = dtls.ServerWithOptions(pc, f.addr(),
+				dtls.WithCertificates(cert),
+				dtls.WithSRTPProtectionProfiles(dtls.SRTP_AES128_CM_HMAC_SHA1_80),
+				dtls.WithExtendedMasterSecret(dtls.RequireExtendedMasterSecret),
+				dtls.WithClientAuth(dtls.RequireAnyClientCert),
+				dtls.WithInsecureSkipVerify(true))
+		}
 		if err != nil {
 			f.t.Errorf("far end: %v", err)
 			return
@@ -190,7 +204,7 @@ func (f *dtlsFar) listen(same bool) string {
 		state, _ := conn.ConnectionState()
 		prof, _ := conn.SelectedSRTPProtectionProfile()
 		sc := srtp.Config{Profile: srtp.ProtectionProfile(prof)}
-		if err := sc.ExtractSessionKeysFromDTLS(&state, false); err != nil {
+		if err := sc.ExtractSessionKeysFromDTLS(&state, f.client); err != nil {
 			f.t.Errorf("far end keys: %v", err)
 			return
 		}
@@ -353,4 +367,45 @@ func TestDTLSReplacedDuringHandshake(t *testing.T) {
 	far.awaitKeys("the new association")
 	heard.take(t, pcmRate/4)
 	assertTone(t, "we hear the far end", heard.take(t, pcmRate/2), pcmRate, 1000)
+}
+
+// TestDTLSRestartFromAnotherNATPort: a far end behind a NAT (its SDP names
+// an address we cannot reach) is the DTLS client; it restarts its DTLS and
+// comes back from another port of its NAT. As at the call's start, its new
+// handshake must be taken from the SIP peer's IP and answered there, and
+// its SRTP latch the stream again: tones both ways before and after.
+// Before, the stream stayed latched to the old port, the new records were
+// strays and the call stayed silent.
+func TestDTLSRestartFromAnotherNATPort(t *testing.T) {
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "nat-restart"})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
+	sdp := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: 9}
+	defer feeder(t, s, 440)()
+	for _, what := range []string{"before the restart", "after the restart"} {
+		far := newDTLSFar(t) // a new port of the NAT each time
+		defer far.stop()
+		far.client = true
+		far.to.Store(s.LocalAddr())
+		done := make(chan error, 1)
+		s.WaitForSRTP()
+		mustOK(t, s.Start(sdp, CodecPCMU, 101))
+		mustOK(t, s.StartDTLS(DTLSParams{Client: false, Fingerprint: far.listen(false), OnDone: func(err error) { done <- err }}))
+		select {
+		case err := <-done:
+			mustOK(t, err)
+		case <-time.After(8 * time.Second):
+			t.Fatalf("%s: our handshake did not end", what)
+		}
+		far.awaitKeys(what)
+		heard.reset()
+		heard.take(t, pcmRate/4)
+		assertTone(t, what+": we hear the far end", heard.take(t, pcmRate/2), pcmRate, 1000)
+		got := far.hear(what, pcmRate/2+pcmRate/4)
+		assertTone(t, what+": the far end hears us", got[pcmRate/4:], pcmRate, 440)
+		far.stop() // its NAT binding goes
+	}
 }
