@@ -409,3 +409,76 @@ func TestDTLSRestartFromAnotherNATPort(t *testing.T) {
 		far.stop() // its NAT binding goes
 	}
 }
+
+// TestDTLSRestartAsClientIgnoresForgedRecord: we are the client of the far
+// end's new association (behind a NAT, latched to its port), and its
+// server is not up yet when our ClientHello goes. A DTLS record forged
+// from another port of its IP must not take our retransmissions there:
+// the server sends nothing until it hears from us, so the call would stay
+// silent. The forged record is a stray; the handshake completes.
+func TestDTLSRestartAsClientIgnoresForgedRecord(t *testing.T) {
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "nat-forged"})
+	mustOK(t, err)
+	defer s.Close()
+	var heard collector
+	s.setTap(heard.add)
+	s.SetSignalPeer(netip.MustParseAddr("127.0.0.1"))
+	sdp := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2), Port: 9}
+	far := newDTLSFar(t)
+	defer far.stop()
+	far.client = true
+	far.to.Store(s.LocalAddr())
+	done := make(chan error, 1)
+	s.WaitForSRTP()
+	mustOK(t, s.Start(sdp, CodecPCMU, 101))
+	mustOK(t, s.StartDTLS(DTLSParams{Client: false, Fingerprint: far.listen(false), OnDone: func(err error) { done <- err }}))
+	mustOK(t, <-done)
+	far.awaitKeys("first association")
+	heard.take(t, pcmRate/4) // latched: its SRTP came
+
+	// The far end restarts as the DTLS server; it is not listening yet.
+	if pc := far.cur.Swap(nil); pc != nil {
+		pc.close()
+	}
+	cert, err := selfsign.GenerateSelfSigned()
+	mustOK(t, err)
+	far.cert, far.client = &cert, false
+	s.WaitForSRTP()
+	mustOK(t, s.Start(sdp, CodecPCMU, 101))
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: "sha-256 " + fingerprintOf(cert.Certificate[0]),
+		OnDone: func(err error) { done <- err }}))
+	forger, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	mustOK(t, err)
+	defer forger.Close()
+	strays := s.StrayPackets()
+	_, err = forger.WriteToUDP([]byte{22, 0xfe, 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, s.LocalAddr())
+	mustOK(t, err)
+	// Until the record is counted as a stray or taken (no event says so).
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s.mu.Lock()
+		taken := s.dtlsFrom == forger.LocalAddr().(*net.UDPAddr).AddrPort()
+		s.mu.Unlock()
+		if taken {
+			t.Fatal("a forged DTLS record took our handshake to its port")
+		}
+		if s.StrayPackets() > strays {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the forged record was neither a stray nor taken")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	far.listen(true)
+	select {
+	case err := <-done:
+		mustOK(t, err)
+	case <-time.After(8 * time.Second):
+		t.Fatal("the new handshake did not end")
+	}
+	far.awaitKeys("new association")
+	heard.reset()
+	heard.take(t, pcmRate/4)
+	assertTone(t, "we hear the far end after its restart", heard.take(t, pcmRate/2), pcmRate, 1000)
+}

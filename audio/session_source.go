@@ -76,10 +76,13 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 				// moves the stream (RFC 7362 4), a forged one is dropped.
 				return true, true
 			}
-			if !s.latched {
-				// A new DTLS association (dtls.go, StartDTLS): its records
-				// may come from another port, and only SRTP with its keys
-				// latches again.
+			if d := s.dtls.Load(); !s.latched && d != nil && !d.client {
+				// A new DTLS association (dtls.go, StartDTLS) whose client
+				// is the far end: its records may come from another port,
+				// and only SRTP with its keys latches again. As its
+				// client we send where it was: a record from elsewhere,
+				// which anyone who forges its IP can send, must not take
+				// our handshake away from a server that waits for it.
 				return true, true
 			}
 			break // after the latch, that one source only
