@@ -1,0 +1,211 @@
+package audio
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fileTranscriber is a recogniser that only notes how long each mono file
+// it is given is (read from the file's size, not its header).
+type fileTranscriber struct {
+	mu     sync.Mutex
+	frames []int64
+}
+
+func (ft *fileTranscriber) Transcribe(ctx context.Context, wavPath string) ([]Segment, error) {
+	st, err := os.Stat(wavPath)
+	if err != nil {
+		return nil, err
+	}
+	ft.mu.Lock()
+	ft.frames = append(ft.frames, (st.Size()-44)/2)
+	ft.mu.Unlock()
+	return []Segment{{StartS: 0, EndS: 1, Text: "heard"}}, nil
+}
+
+// allocated runs f and says how many bytes of heap it allocated in all.
+func allocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// lie sets the data (and RIFF) length of a canonical 44-byte header.
+func lie(t *testing.T, path string, dataLen uint32) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], dataLen+36)
+	f.WriteAt(b[:], 4)
+	binary.LittleEndian.PutUint32(b[:], dataLen)
+	if _, err := f.WriteAt(b[:], 40); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sparseRecording makes a stereo recording of dataLen bytes whose first
+// second holds a tone on the far end's channel and the rest is a hole
+// (truncate: digital silence that takes no disk).
+func sparseRecording(t *testing.T, dataLen int64) string {
+	t.Helper()
+	var ph float64
+	path := stereoFile(t, nil, tone(1000, pcmRate, pcmRate, &ph))
+	if err := os.Truncate(path, 44+dataLen); err != nil {
+		t.Fatal(err)
+	}
+	lie(t, path, uint32(dataLen))
+	return path
+}
+
+// TestTranscribeHeaderLongerThanFile: a header that says its data is 4 GB
+// on a one-second file is transcribed as the second it holds, without the
+// 4 GB the old reader allocated because the header said so.
+func TestTranscribeHeaderLongerThanFile(t *testing.T) {
+	var ph1, ph2 float64
+	path := stereoFile(t, tone(440, pcmRate, pcmRate, &ph1), tone(1000, pcmRate, pcmRate, &ph2))
+	lie(t, path, 0xFFFFFFF0)
+	ft := &fileTranscriber{}
+	var segs []Segment
+	var err error
+	n := allocated(func() { segs, err = TranscribeRecording(context.Background(), ft, path) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 16<<20 {
+		t.Errorf("allocated %d MB for a one-second file", n>>20)
+	}
+	if len(segs) != 2 || len(ft.frames) != 2 || ft.frames[0] != pcmRate || ft.frames[1] != pcmRate {
+		t.Fatalf("segments %+v, channels of %v frames, want two of %d", segs, ft.frames, pcmRate)
+	}
+}
+
+// TestTranscribeLongRecordingBoundedMemory: a recording of many minutes is
+// streamed, not held: the heap it needs does not grow with its length.
+func TestTranscribeLongRecordingBoundedMemory(t *testing.T) {
+	const dataLen = 48 << 20 // 13 minutes of 16 kHz stereo
+	path := sparseRecording(t, dataLen)
+	ft := &fileTranscriber{}
+	var segs []Segment
+	var err error
+	n := allocated(func() { segs, err = TranscribeRecording(context.Background(), ft, path) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 16<<20 {
+		t.Errorf("allocated %d MB for a %d MB recording", n>>20, dataLen>>20)
+	}
+	// The left channel is silent (not sent); the right one is whole.
+	if len(segs) != 1 || segs[0].Speaker != SpeakerRemote || len(ft.frames) != 1 || ft.frames[0] != dataLen/4 {
+		t.Fatalf("segments %+v, frames %v, want one channel of %d", segs, ft.frames, dataLen/4)
+	}
+}
+
+// TestTranscribeRefusesOverlongRecording: a recording beyond the longest
+// that is transcribed (a 3 GB file left from before, here sparse) is
+// refused at once with an error that says why, not read into memory.
+func TestTranscribeRefusesOverlongRecording(t *testing.T) {
+	path := sparseRecording(t, 3<<30)
+	ft := &fileTranscriber{}
+	var err error
+	n := allocated(func() { _, err = TranscribeRecording(context.Background(), ft, path) })
+	if !errors.Is(err, ErrTranscribe) || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("error %v", err)
+	}
+	if n > 4<<20 || len(ft.frames) != 0 {
+		t.Fatalf("allocated %d MB, transcribed %v", n>>20, ft.frames)
+	}
+}
+
+// chunk is one RIFF chunk with its pad byte when its size is odd.
+func chunk(id string, body []byte) []byte {
+	b := append([]byte(id), 0, 0, 0, 0)
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(body)))
+	b = append(b, body...)
+	if len(body)%2 == 1 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// TestReadWAVChunks: chunks in the orders real files have them, odd sizes
+// with their pad byte, a chunk or data that claims more than the file holds,
+// and a file cut short mid-frame.
+func TestReadWAVChunks(t *testing.T) {
+	h := wavHeader(8000, 2, 0)
+	fmtc := h[12:36]                                  // "fmt " chunk of 16 bytes
+	fmt18 := chunk("fmt ", append(h[20:36:36], 0, 0)) // with cbSize, as some writers do
+	pcm := []byte{1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0}
+	riff := func(chunks ...[]byte) []byte {
+		b := []byte("RIFF\x00\x00\x00\x00WAVE")
+		for _, c := range chunks {
+			b = append(b, c...)
+		}
+		binary.LittleEndian.PutUint32(b[4:], uint32(len(b)-8))
+		return b
+	}
+	lying := func(id string, n uint32, body []byte) []byte {
+		b := append([]byte(id), 0, 0, 0, 0)
+		binary.LittleEndian.PutUint32(b[4:], n)
+		return append(b, body...)
+	}
+	want := [][]int16{{1, 3, 5}, {2, 4, 6}}
+	for _, c := range []struct {
+		name   string
+		file   []byte
+		frames int // -1: an error
+	}{
+		{"LIST before fmt and data", riff(chunk("LIST", []byte("INFOISFT\x05\x00\x00\x00Lavf\x00")), fmtc, chunk("LIST", []byte("INFO")), chunk("data", pcm)), 3},
+		{"odd junk chunk with pad byte", riff(fmtc, chunk("junk", []byte{9, 9, 9}), chunk("data", pcm)), 3},
+		{"fmt of 18 bytes", riff(fmt18, chunk("data", pcm)), 3},
+		{"data claims 4 GB", riff(fmtc, lying("data", 0xFFFFFFFF, pcm)), 3},
+		{"cut mid-frame", riff(fmtc, lying("data", 12, pcm[:10])), 2},
+		{"LIST claims 4 GB", riff(fmtc, lying("LIST", 0xFFFFFFF0, []byte("INFO")), chunk("data", pcm)), -1},
+		{"data before fmt", riff(chunk("data", pcm), fmtc), -1},
+		{"fmt cut short", riff(lying("fmt ", 16, h[20:28])), -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f.wav")
+			if err := os.WriteFile(path, c.file, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var rate int
+			var ch [][]int16
+			var err error
+			n := allocated(func() { rate, ch, err = readWAV(path) })
+			if n > 1<<20 {
+				t.Errorf("allocated %d KB for %d bytes", n>>10, len(c.file))
+			}
+			if c.frames < 0 {
+				if err == nil {
+					t.Fatalf("read %v", ch)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rate != 8000 || len(ch) != 2 || len(ch[0]) != c.frames || len(ch[1]) != c.frames {
+				t.Fatalf("rate %d channels %v", rate, ch)
+			}
+			for i := 0; i < c.frames; i++ {
+				if ch[0][i] != want[0][i] || ch[1][i] != want[1][i] {
+					t.Fatalf("channels %v", ch)
+				}
+			}
+		})
+	}
+}
