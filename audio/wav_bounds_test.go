@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -207,5 +212,58 @@ func TestReadWAVChunks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHTTPTranscriberStreamsTheFile: a long channel is sent from the disk
+// with its length, not built up in memory first (the old request body was
+// a bytes.Buffer holding the whole file).
+func TestHTTPTranscriberStreamsTheFile(t *testing.T) {
+	const dataLen = 32 << 20 // 17 minutes of 16 kHz mono
+	path := filepath.Join(t.TempDir(), "remote.wav")
+	if err := os.WriteFile(path, wavHeader(pcmRate, 1, dataLen), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 44+dataLen); err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		length, file int64
+		err          error
+	}
+	seen := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g := got{length: r.ContentLength}
+		_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		mr := multipart.NewReader(r.Body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				if err != io.EOF {
+					g.err = err
+				}
+				break
+			}
+			n, _ := io.Copy(io.Discard, p)
+			if p.FormName() == "file" {
+				g.file = n
+			}
+		}
+		seen <- g
+		io.WriteString(w, `{"text":"long","duration":1000,"segments":[{"start":1,"end":2,"text":"long"}]}`)
+	}))
+	defer srv.Close()
+	var segs []Segment
+	var err error
+	n := allocated(func() { segs, err = HTTPTranscriber{URL: srv.URL, Key: "k"}.Transcribe(context.Background(), path) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := <-seen
+	if g.err != nil || g.file != 44+dataLen || g.length <= g.file || len(segs) != 1 {
+		t.Fatalf("server got %+v, segments %+v", g, segs)
+	}
+	if n > 8<<20 {
+		t.Errorf("allocated %d MB to send a %d MB file", n>>20, dataLen>>20)
 	}
 }
