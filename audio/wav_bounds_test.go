@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,7 +102,7 @@ func TestTranscribeHeaderLongerThanFile(t *testing.T) {
 // TestTranscribeLongRecordingBoundedMemory: a recording of many minutes is
 // streamed, not held: the heap it needs does not grow with its length.
 func TestTranscribeLongRecordingBoundedMemory(t *testing.T) {
-	const dataLen = 48 << 20 // 13 minutes of 16 kHz stereo
+	const dataLen = 24 << 20 // 6.5 minutes of 16 kHz stereo
 	path := sparseRecording(t, dataLen)
 	ft := &fileTranscriber{}
 	var segs []Segment
@@ -266,4 +267,102 @@ func TestHTTPTranscriberStreamsTheFile(t *testing.T) {
 	if n > 8<<20 {
 		t.Errorf("allocated %d MB to send a %d MB file", n>>20, dataLen>>20)
 	}
+}
+
+// TestSqueezeFileStreams: pocketsphinx's squeezed copy of a long channel is
+// made a frame at a time (same samples and cuts as squeezeSilence on the
+// whole), and of a header that lies, only what the file holds.
+func TestSqueezeFileStreams(t *testing.T) {
+	// Sound and quiet stretches of many lengths, across read buffers.
+	var pcm []int16
+	var ph float64
+	for i, n := range []int{0, 100, 7000, 3199, 3200, 3201, 6400, 6401, 50000, 17, 320, 9999} {
+		pcm = append(pcm, make([]int16, n)...)
+		pcm = append(pcm, tone(500, pcmRate, 320*(i%3+1)+i, &ph)...)
+	}
+	pcm = append(pcm, make([]int16, 40000)...)
+	path := filepath.Join(t.TempDir(), "mono.wav")
+	w, err := createWAV(path, pcmRate, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write(pcm)
+	if _, err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	lie(t, path, 0xFFFFFFFE)
+	var sq squeeze
+	var out string
+	var cleanup func()
+	n := allocated(func() { sq, out, cleanup, err = squeezeFile(path) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if n > 4<<20 {
+		t.Errorf("allocated %d MB", n>>20)
+	}
+	want := squeezeSilence(pcm, pcmRate)
+	if old := squeezeWhole(pcm, pcmRate); !slices.Equal(old.pcm, want.pcm) || !slices.Equal(old.cuts, want.cuts) {
+		t.Fatalf("streamed squeeze %d samples, cuts %v; on the whole %d, %v", len(want.pcm), want.cuts, len(old.pcm), old.cuts)
+	}
+	_, got, err := readWAV(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0], want.pcm) || !slices.Equal(sq.cuts, want.cuts) || len(want.cuts) != 4 {
+		t.Fatalf("squeezed %d samples with cuts %v, want %d with %v", len(got[0]), sq.cuts, len(want.pcm), want.cuts)
+	}
+}
+
+// TestSqueezeLowRateEnds: a file that says it holds 40 Hz audio made the
+// squeeze's frame 0 samples long and pocketsphinx's preparation spin
+// forever; such rates are refused, and the squeeze itself still ends.
+func TestSqueezeLowRateEnds(t *testing.T) {
+	sq := squeezeSilence(make([]int16, 1000), 40)
+	if len(sq.pcm) >= 1000 {
+		t.Fatalf("not squeezed: %d", len(sq.pcm))
+	}
+	path := filepath.Join(t.TempDir(), "slow.wav")
+	os.WriteFile(path, append(wavHeader(40, 1, 8), 0, 0, 0, 0, 0, 0, 0, 0), 0o600)
+	if _, _, _, err := squeezeFile(path); !errors.Is(err, ErrTranscribe) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// squeezeWhole is squeezeSilence as it was before it streamed, on the
+// whole channel in memory: the streaming one must give the same.
+func squeezeWhole(pcm []int16, rate int) squeeze {
+	var out squeeze
+	quiet := func(f []int16) bool {
+		for _, v := range f {
+			if v > squeezeQuiet || v < -squeezeQuiet {
+				return false
+			}
+		}
+		return true
+	}
+	keep := squeezeKeep * rate / pcmRate
+	frame := squeezeFrame * rate / pcmRate
+	i := 0
+	for i < len(pcm) {
+		j := i
+		for j < len(pcm) && quiet(pcm[j:min(j+frame, len(pcm))]) {
+			j = min(j+frame, len(pcm))
+		}
+		if j-i > 2*keep {
+			out.pcm = append(out.pcm, pcm[i:i+keep]...)
+			out.cuts = append(out.cuts, squeezeCut{at: float64(len(out.pcm)) / float64(rate), removed: float64(j-i-2*keep) / float64(rate)})
+			out.pcm = append(out.pcm, pcm[j-keep:j]...)
+		} else {
+			out.pcm = append(out.pcm, pcm[i:j]...)
+		}
+		if j >= len(pcm) {
+			break
+		}
+		k := min(j+frame, len(pcm))
+		out.pcm = append(out.pcm, pcm[j:k]...)
+		i = k
+	}
+	return out
 }
