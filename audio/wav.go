@@ -51,8 +51,20 @@ func createWAV(path string, rate, channels int) (*wavWriter, error) {
 	return w, nil
 }
 
+// maxData is the most PCM a WAV file holds, in whole frames: its RIFF
+// chunk's size, 36 + data, is a 32-bit number (RIFF 1.0), so a stereo 16 kHz
+// recording ends at 18.6 hours; beyond, the header's lengths would wrap
+// and say the file holds minutes.
+func (w *wavWriter) maxData() int64 {
+	block := int64(2 * w.ch)
+	return (0xFFFFFFFF - 36) / block * block
+}
+
 // write appends interleaved samples.
 func (w *wavWriter) write(samples []int16) error {
+	if int64(w.n)+2*int64(len(samples)) > w.maxData() {
+		return fmt.Errorf("%w: a WAV file holds at most %d bytes of audio", ErrRecording, w.maxData())
+	}
 	w.buf = w.buf[:0]
 	for _, s := range samples {
 		w.buf = binary.LittleEndian.AppendUint16(w.buf, uint16(s))

@@ -366,3 +366,48 @@ func squeezeWhole(pcm []int16, rate int) squeeze {
 	}
 	return out
 }
+
+// TestWAVWriterStopsAtTheRIFFLimit: a recording that reaches the 4 GB a
+// WAV file can describe (18.6 hours of a call; here a sparse file written
+// from just below it) stops with an error, and its header still tells the
+// truth; before, the 32-bit lengths wrapped round and said it held seconds.
+func TestWAVWriterStopsAtTheRIFFLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.wav")
+	w, err := createWAV(path, pcmRate, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]int16, 2*frameLen) // 20 ms of stereo: 1280 bytes
+	start := w.maxData() - 3*2*int64(len(frame)) + 4
+	if _, err := w.f.Seek(44+start, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	w.n = uint32(start)
+	var werr error
+	writes := 0
+	for ; writes < 10 && werr == nil; writes++ {
+		werr = w.write(frame)
+	}
+	if !errors.Is(werr, ErrRecording) || writes != 3 {
+		t.Fatalf("%d writes, then %v", writes, werr)
+	}
+	size, err := w.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := make([]byte, 44)
+	f, _ := os.Open(path)
+	f.ReadAt(h, 0)
+	f.Close()
+	riff, data := int64(binary.LittleEndian.Uint32(h[4:])), int64(binary.LittleEndian.Uint32(h[40:]))
+	if size != st.Size() || data != st.Size()-44 || riff != data+36 || data < 1<<32-2000 {
+		t.Fatalf("file of %d bytes, close says %d, header RIFF %d data %d", st.Size(), size, riff, data)
+	}
+}
