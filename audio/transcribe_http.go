@@ -108,6 +108,11 @@ func (h HTTPTranscriber) Transcribe(ctx context.Context, wavPath string) ([]Segm
 	}
 	if resp.StatusCode/100 != 2 {
 		msg := strings.TrimSpace(string(raw))
+		if h.Key != "" {
+			// Some servers quote the key they refused; the message is kept
+			// with the transcript (database, page), where no secret goes.
+			msg = strings.ReplaceAll(msg, h.Key, "[key]")
+		}
 		if len(msg) > 200 {
 			msg = msg[:200]
 		}

@@ -411,3 +411,20 @@ func TestWAVWriterStopsAtTheRIFFLimit(t *testing.T) {
 		t.Fatalf("file of %d bytes, close says %d, header RIFF %d data %d", st.Size(), size, riff, data)
 	}
 }
+
+// TestHTTPTranscriberErrorHidesTheKey: a recogniser that quotes the key it
+// refused in its answer does not get the key into the error (which is kept
+// with the transcript in the database and shown on the page).
+func TestHTTPTranscriberErrorHidesTheKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		http.Error(w, `{"error":{"message":"Incorrect API key provided: `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`"}}`, http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	var ph float64
+	path := stereoFile(t, nil, tone(1000, pcmRate, pcmRate/10, &ph))
+	_, err := TranscribeRecording(context.Background(), HTTPTranscriber{URL: srv.URL, Key: "sk-secret-4711"}, path)
+	if !errors.Is(err, ErrTranscribe) || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "4711") {
+		t.Fatalf("error %v", err)
+	}
+}
