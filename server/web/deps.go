@@ -119,6 +119,12 @@ type APIAddr interface {
 	Addr() string
 }
 
+// APIListenError is optional on APIAddr (*api.Server has it): why the API
+// does not listen although it is switched on, nil otherwise.
+type APIListenError interface {
+	ListenError() error
+}
+
 // PerDay is the history chart's source; optional (the store may lack it).
 type PerDay interface {
 	HistoryPerDay(ctx context.Context, since time.Time) ([]DayCount, error)

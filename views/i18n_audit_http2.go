@@ -1,0 +1,22 @@
+package views
+
+// Texts of audit-http2, kept apart from the big dictionaries; init adds
+// them to both languages.
+var auditHTTP2EN = map[string]string{
+	"api.down.taken":  "The local API is switched on but does not answer: another program uses port %d. Choose another port, or end that program; the phone tries the port again every few seconds.",
+	"api.down.failed": "The local API is switched on but cannot listen on port %d. Choose another port (ports below 1024 need special rights); the phone tries again every few seconds.",
+}
+
+var auditHTTP2DE = map[string]string{
+	"api.down.taken":  "Die lokale Steuerung ist an, antwortet aber nicht: Ein anderes Programm verwendet Port %d. Wählen Sie einen anderen Port oder beenden Sie das Programm; das Telefon versucht es alle paar Sekunden wieder.",
+	"api.down.failed": "Die lokale Steuerung ist an, kann aber nicht auf Port %d empfangen. Wählen Sie einen anderen Port (Ports unter 1024 brauchen besondere Rechte); das Telefon versucht es alle paar Sekunden wieder.",
+}
+
+func init() {
+	for k, v := range auditHTTP2EN {
+		en[k] = v
+	}
+	for k, v := range auditHTTP2DE {
+		de[k] = v
+	}
+}
