@@ -3,13 +3,15 @@ package views
 // Texts of audit-http2, kept apart from the big dictionaries; init adds
 // them to both languages.
 var auditHTTP2EN = map[string]string{
-	"api.down.taken":  "The local API is switched on but does not answer: another program uses port %d. Choose another port, or end that program; the phone tries the port again every few seconds.",
-	"api.down.failed": "The local API is switched on but cannot listen on port %d. Choose another port (ports below 1024 need special rights); the phone tries again every few seconds.",
+	"api.down.taken":        "The local API is switched on but does not answer: another program uses port %d. Choose another port, or end that program; the phone tries the port again every few seconds.",
+	"api.down.failed":       "The local API is switched on but cannot listen on port %d. Choose another port (ports below 1024 need special rights); the phone tries again every few seconds.",
+	"account.password_kept": "The account's password could not be removed from the keyring (it is locked, or the disk is full), so the account is kept. Try again.",
 }
 
 var auditHTTP2DE = map[string]string{
-	"api.down.taken":  "Die lokale Steuerung ist an, antwortet aber nicht: Ein anderes Programm verwendet Port %d. Wählen Sie einen anderen Port oder beenden Sie das Programm; das Telefon versucht es alle paar Sekunden wieder.",
-	"api.down.failed": "Die lokale Steuerung ist an, kann aber nicht auf Port %d empfangen. Wählen Sie einen anderen Port (Ports unter 1024 brauchen besondere Rechte); das Telefon versucht es alle paar Sekunden wieder.",
+	"api.down.taken":        "Die lokale Steuerung ist an, antwortet aber nicht: Ein anderes Programm verwendet Port %d. Wählen Sie einen anderen Port oder beenden Sie das Programm; das Telefon versucht es alle paar Sekunden wieder.",
+	"api.down.failed":       "Die lokale Steuerung ist an, kann aber nicht auf Port %d empfangen. Wählen Sie einen anderen Port (Ports unter 1024 brauchen besondere Rechte); das Telefon versucht es alle paar Sekunden wieder.",
+	"account.password_kept": "Das Passwort des Kontos ließ sich nicht aus dem Schlüsselbund entfernen (er ist gesperrt, oder der Datenträger ist voll), darum bleibt das Konto. Bitte noch einmal versuchen.",
 }
 
 func init() {

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,6 +120,19 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 // deleteAccount is POST /settings/accounts/:id/delete; its password goes too.
 func (s *Server) deleteAccount(c fiber.Ctx) error {
 	id := c.Params("id")
+	// The password goes first: when the keyring refuses (locked, a full
+	// disk under secrets.json) the account stays and the page says so.
+	// Removed after the account, such a refusal was only logged and left the
+	// password in the keyring for good, a secret without its account.
+	name := "account:" + id
+	pw, had := "", store.ErrNoSecret
+	if s.cfg.Secrets != nil && slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(a store.Account) bool { return a.ID == id }) {
+		pw, had = s.cfg.Secrets.Get(name)
+		if err := s.cfg.Secrets.Delete(name); err != nil && !errors.Is(err, store.ErrNoSecret) {
+			s.log.Warn("web: account kept, its password could not be removed", "account", id, "err", err)
+			return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("account.password_kept"))
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		out := st.Accounts[:0]
 		for _, a := range st.Accounts {
@@ -133,12 +147,10 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 		return nil
 	})
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
-	}
-	if s.cfg.Secrets != nil {
-		if err := s.cfg.Secrets.Delete("account:" + id); err != nil && !errors.Is(err, store.ErrNoSecret) {
-			s.log.Warn("web: delete account password", "err", err)
+		if had == nil {
+			_ = s.cfg.Secrets.Set(name, pw) // the account stays: so does its password
 		}
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
 	s.hub.poke()
 	return s.redirect(c, "/settings#sec-accounts")
