@@ -139,7 +139,7 @@ func (s *Server) importContacts(c fiber.Ctx) error {
 		list, err = readCSV(bytes.NewReader(data))
 	}
 	if err != nil {
-		return bad(err.Error())
+		return bad(importWords(l, err))
 	}
 	n := 0
 	for _, ct := range list {

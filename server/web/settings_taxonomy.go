@@ -78,7 +78,8 @@ func (s *Server) saveTaxonomy(c fiber.Ctx) error {
 // no longer offered for new tags.
 func (s *Server) retireTaxonomy(c fiber.Ctx) error {
 	if err := s.cfg.DB.RetireTaxonomy(c.Context(), c.Params("code")); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		s.log.Debug("web: taxonomy entry not retired", "err", err)
+		return s.fail(c, fiber.StatusBadRequest, storeWords(s.lang(), err, "taxonomy.gone"))
 	}
 	d := s.settingsData(c)
 	d.Saved = "taxonomy"
