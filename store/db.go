@@ -56,14 +56,22 @@ func OpenDB(path string) (*DB, error) {
 	}
 	_ = f.Close()
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + dsnPragmas
-	g, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
-		Logger:                 logger.Discard,
-		SkipDefaultTransaction: true,
-		PrepareStmt:            true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
-	})
+	open := func() (*gorm.DB, error) {
+		return gorm.Open(sqlite.Open(dsn), &gorm.Config{
+			Logger:                 logger.Discard,
+			SkipDefaultTransaction: true,
+			PrepareStmt:            true,
+			NowFunc:                func() time.Time { return time.Now().UTC() },
+		})
+	}
+	g, err := open()
+	released := false
+	if err != nil && releaseReserve(path) { // a full disk: the reserve makes room for the -shm (disk_reserve.go)
+		released = true
+		g, err = open()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open database %s: %w", path, openErr(path, err))
 	}
 	removeLeftovers(filepath.Dir(path), ".disk-probe-*") // a probe a kill cut short (disk.go)
 	db := &DB{g: g, deliveryLog: deliveryLogSize}
@@ -72,7 +80,12 @@ func OpenDB(path string) (*DB, error) {
 	db.walk.path = path
 	if err := migrate(g); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+		return nil, fmt.Errorf("migrate database %s: %w", path, openErr(path, err))
+	}
+	if released {
+		db.setDiskFull(true) // the page says so at once; probes end it when space returns
+	} else {
+		keepReserve(path)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), replayTimeout)
 	defer cancel()

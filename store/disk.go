@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -128,17 +127,5 @@ func (db *DB) checkpoint() {
 
 // probeDisk writes and removes a small file beside the database.
 func (db *DB) probeDisk() error {
-	f, err := os.CreateTemp(filepath.Dir(db.journal.path), ".disk-probe-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(make([]byte, diskProbeSize))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return probeDir(filepath.Dir(db.journal.path))
 }

@@ -27,3 +27,13 @@ func removeLeftovers(dir, pattern string) int {
 // settingsLeftovers is the pattern of writeFileAtomic's temporary files for
 // the settings file at path.
 func settingsLeftovers(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// RemoveSecretsLeftovers removes the temporary files of secrets.json saves
+// a kill cut short (writeFileAtomic's, as for settings.json): each holds
+// every secret of its moment, so a secret deleted since would live on in
+// it. The phone calls it at start, holding the home's lock; a secret
+// command running at that very moment may have its save refused (and says
+// so). It reports how many it removed.
+func RemoveSecretsLeftovers(home string) int {
+	return removeLeftovers(home, "."+SecretsFile+".tmp-*")
+}

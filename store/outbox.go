@@ -255,7 +255,7 @@ func (db *DB) Deliveries(ctx context.Context, limit int) ([]Delivery, error) {
 	}
 	limit = min(limit, db.deliveryLog) // lines beyond the bound wait to be trimmed
 	var rows []deliveryRow
-	if err := db.g.WithContext(ctx).Order("at DESC, rowid DESC").Limit(limit).Find(&rows).Error; err != nil {
+	if err := db.g.WithContext(ctx).Order("rowid DESC").Limit(limit).Find(&rows).Error; err != nil { // in the order written (outbox_done.go)
 		return nil, fmt.Errorf("deliveries: %w", err)
 	}
 	out := make([]Delivery, len(rows))

@@ -40,8 +40,11 @@ func (db *DB) OutboxDone(ctx context.Context, seq int64, status int, delivered b
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
-		} else if n == 0 { // a resend: the line is there already
-			if _, err := tx.ExecContext(ctx, logUpdateSQL, r.DeliveryID, r.CallID, r.Event, r.Status, r.Attempts,
+		} else if n == 0 { // a resend: the line is there already; it goes to the end (the log's order is rowid's)
+			if _, err := tx.ExecContext(ctx, "DELETE FROM deliveries WHERE delivery_id = ?", r.DeliveryID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, logInsertSQL, r.DeliveryID, r.CallID, r.Event, r.Status, r.Attempts,
 				r.LastError, r.Delivered, r.At, r.Fields); err != nil {
 				return err
 			}
@@ -70,8 +73,11 @@ const logInsertSQL = `INSERT INTO deliveries
 	(delivery_id, call_id, event, status, attempts, last_error, delivered, at, fields)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`
 
-const logUpdateSQL = `UPDATE deliveries SET call_id = ?2, event = ?3, status = ?4, attempts = ?5,
-	last_error = ?6, delivered = ?7, at = ?8, fields = ?9 WHERE delivery_id = ?1`
+// The delivery log is in the order its lines were written (rowid: SQLite
+// gives each new row one more than the largest), not by their time (at):
+// after the wall clock stepped back, new lines had earlier times than the
+// lines before the step, so the list showed them last and the trimming of
+// a full log removed them first, as soon as they were written.
 
 // trimLog keeps the delivery log to its bound, in tx, and says whether it
 // trimmed it to the bound. The log keeps its newest deliveryLog lines: each
@@ -100,8 +106,8 @@ func (db *DB) trimLog(ctx context.Context, tx *sql.Tx) (bool, error) {
 }
 
 const (
-	pruneOldestSQL = `DELETE FROM deliveries WHERE rowid = (SELECT rowid FROM deliveries ORDER BY at LIMIT 1)
+	pruneOldestSQL = `DELETE FROM deliveries WHERE rowid = (SELECT rowid FROM deliveries ORDER BY rowid LIMIT 1)
 	AND (SELECT COUNT(*) FROM deliveries) > ?1`
 	pruneLogSQL = `DELETE FROM deliveries WHERE rowid IN (SELECT rowid FROM deliveries
-	ORDER BY at, rowid LIMIT max(0, (SELECT COUNT(*) FROM deliveries) - ?1))`
+	ORDER BY rowid LIMIT max(0, (SELECT COUNT(*) FROM deliveries) - ?1))`
 )

@@ -22,7 +22,7 @@ import (
 // get a UUID, and only then is the file rewritten (so the id sticks: the
 // account's password is kept under it).
 func LoadSettings(path string) (Settings, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSettingsFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s := DefaultSettings()
 		if err := SaveSettings(path, s); err != nil {
@@ -55,10 +55,50 @@ func LoadSettings(path string) (Settings, error) {
 	return s, nil
 }
 
+// MaxSettingsFile is the largest settings file read, 4 MiB: thousands of
+// accounts. A bigger file was not written by the phone (a disk error, a
+// program writing to the wrong file); reading it whole would take memory
+// in proportion (and the JSON decoder several times that) before finding
+// out, so it is refused by its size, like any other bad file.
+const MaxSettingsFile = 4 << 20
+
+// readSettingsFile reads the settings file, refusing one above
+// MaxSettingsFile and one that is not a regular file (a FIFO would block
+// the start for ever, a device never end).
+func readSettingsFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > MaxSettingsFile {
+		return nil, fmt.Errorf("the file is %d bytes; a settings file is at most %d bytes", st.Size(), MaxSettingsFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxSettingsFile+1)) // it may have grown since the Stat
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxSettingsFile {
+		return nil, fmt.Errorf("the file is more than %d bytes; a settings file is at most that", MaxSettingsFile)
+	}
+	return b, nil
+}
+
 // ParseSettings decodes the contents of a settings file over the defaults,
 // strictly: unknown keys and wrong types are errors naming the key. It does
 // not fill account ids and does not Validate.
 func ParseSettings(b []byte) (Settings, error) {
+	// A byte order mark: Windows editors and PowerShell's UTF8 encoding put
+	// one before the text. RFC 8259 8.1 lets a parser ignore it; before, the
+	// phone refused such a file ("invalid character 'ï'") and did not start.
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var raw any

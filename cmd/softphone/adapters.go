@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 
 	"github.com/softphone/softphone/audio"
@@ -55,6 +56,9 @@ func webhookTest(s *webhook.Sender) func(ctx context.Context) (int, string, erro
 func dialCommand(o options, stdout interface{ Write([]byte) (int, error) }) error {
 	if len(o.args) != 2 {
 		return errors.New("usage: softphone dial URI")
+	}
+	if !phoneRunning(o.home) {
+		return fmt.Errorf("the phone is not running with the home folder %s: start it, then dial again", o.home)
 	}
 	id, err := web.DialNow(o.home, o.args[1])
 	if err != nil {

@@ -43,6 +43,12 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(o.home, 0o700); err != nil {
 		return fmt.Errorf("home folder %s: %w", o.home, err)
 	}
+	lock, err := lockHome(o.home) // before anything in the home is read or written (homelock.go)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	store.RemoveSecretsLeftovers(o.home) // old copies of secrets a kill left (store/leftovers.go)
 	settings, err := store.NewSettingsStore(filepath.Join(o.home, "settings.json"))
 	if err != nil {
 		return err
@@ -53,6 +59,9 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		level = st.Diagnostics.LogLevel
 	}
 	log := newLogger(stderr, level)
+	if lock.unguarded != nil {
+		log.Warn("the home folder cannot be locked: make sure no other softphone runs with it", "home", o.home, "err", lock.unguarded)
+	}
 
 	secrets := store.OpenSecrets(o.home)
 	if secrets.Fallback() {
@@ -71,6 +80,18 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	onRecording := func(r audio.RecordingInfo) {
 		if err := transcripts.Enqueue(r.ID); err != nil {
 			log.Warn("no transcript for recording", "recording", r.ID, "err", err)
+		}
+	}
+	// Recordings a crash cut short get their length (store/recordings_repair.go)
+	// before any call records, and a transcript like any finished one.
+	if fixed, err := db.RepairRecordings(ctx, o.home); err != nil {
+		log.Warn("recordings cut short by a crash not completed", "err", err)
+	} else if len(fixed) > 0 {
+		log.Info("recordings cut short by a crash completed", "recordings", len(fixed))
+		for _, r := range fixed {
+			if err := transcripts.Enqueue(r.ID); err != nil {
+				log.Warn("no transcript for recording", "recording", r.ID, "err", err)
+			}
 		}
 	}
 	ecfg := audioConfig(o.home, st, db, onRecording)

@@ -71,6 +71,8 @@ type Config struct {
 	RetryMax  time.Duration
 	MaxAge    time.Duration
 	Poll      time.Duration
+
+	wall func() time.Time // tests: the wall clock the dispatcher compares with the monotonic one (clock.go)
 }
 
 func (c *Config) fill() {

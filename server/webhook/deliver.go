@@ -48,6 +48,7 @@ func (s *Sender) dispatch(ctx context.Context) {
 		} else {
 			if ask && len(ready) == 0 && len(inflight) < s.cfg.Workers {
 				now := time.Now()
+				s.followClock(ctx, now)
 				asked = now
 				due, err := s.db.DueOutbox(ctx, now, dueBatch)
 				if err != nil && ctx.Err() == nil {

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -40,8 +41,14 @@ type Sender struct {
 	marks   marks   // outcomes not yet written (marks.go)
 	readLog rateLog // failures of reading the outbox, logged at most once a minute
 
+	clockMu sync.Mutex
+	clock   clockWatch // the wall clock against the monotonic one (clock.go)
+
 	armed func(time.Duration) // tests: hears each sleep the dispatcher arms (below 0: until poked)
 }
+
+// maxAnswerHeader bounds the header of a receiver's answer.
+const maxAnswerHeader = 64 << 10
 
 // New builds a Sender; it sends nothing until Serve runs.
 func New(cfg Config) *Sender {
@@ -49,6 +56,10 @@ func New(cfg Config) *Sender {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.Workers * 2
 	tr.MaxIdleConns = cfg.Workers * 4
+	// A receiver's answer matters by its status alone: its header is read
+	// up to 64 KiB (the default is 10 MiB, for each of the Workers at
+	// once); a longer one fails the attempt like any bad answer.
+	tr.MaxResponseHeaderBytes = maxAnswerHeader
 	s := &Sender{
 		cfg: cfg,
 		db:  cfg.DB,
@@ -64,6 +75,7 @@ func New(cfg Config) *Sender {
 		newSub: make(chan struct{}, 1),
 		wake:   make(chan struct{}, 1),
 	}
+	s.followClock(context.Background(), time.Now()) // the first look: a step from here on is seen (clock.go)
 	s.Apply(cfg.Settings)
 	if j, ok := cfg.DB.(interface{ SetOutboxCapacity(int) }); ok {
 		j.SetOutboxCapacity(cfg.Capacity) // the journal holds no more than the outbox
