@@ -66,6 +66,7 @@ type Server struct {
 	mu        sync.Mutex
 	live      *listener // nil while off
 	listenErr error     // why it is not listening while switched on (the port taken); nil otherwise
+	errPort   int       // the port listenErr is about
 
 	untap      func()       // the /events backlog's bus tap, from New on: /events sees what the phone publishes at start
 	failedPort int          // the port last found taken (Serve's goroutine only)
@@ -126,11 +127,13 @@ func (s *Server) Addr() string {
 // ListenError says why the API does not listen although it is switched on
 // (another program holds its port): the Settings page tells the person,
 // who would otherwise only see requests go unanswered. nil while it
-// listens, while it is off, and before Serve first tried.
-func (s *Server) ListenError() error {
+// listens, while it is off, and before Serve first tried. port is the
+// port tried: just after a change of api.port the answer may still be about
+// the one before.
+func (s *Server) ListenError() (port int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.listenErr
+	return s.errPort, s.listenErr
 }
 
 // Serve follows the settings until ctx is done: it starts the listener when
@@ -195,7 +198,7 @@ func (s *Server) apply(st store.Settings) (failed bool) {
 	l, err := s.start(st.API.Port)
 	if err != nil {
 		s.mu.Lock()
-		s.listenErr = err
+		s.listenErr, s.errPort = err, st.API.Port
 		s.mu.Unlock()
 		// Said once per port; the retry every few seconds stays quiet.
 		if s.failedPort != st.API.Port {

@@ -71,7 +71,22 @@ func TestSettingsSayTheAPIPortIsTaken(t *testing.T) {
 		}
 		settingsSay(want, true)
 	}
+	// Moved to another port another program holds: the page names that one.
+	other2, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other2.Close()
+	port2 := other2.Addr().(*net.TCPAddr).Port
+	if _, err := r.st.Update(func(s *store.Settings) error { s.API.Port = port2; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	settingsSay(views.L("de").F("api.down.taken", port2), true)
+	// Back on the first port, freed: the API listens and the words go.
 	other.Close()
-	settingsSay(views.L("de").F("api.down.taken", port), false)
+	if _, err := r.st.Update(func(s *store.Settings) error { s.API.Port = port; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	settingsSay("127.0.0.1:"+strconv.Itoa(port), true)
+	settingsSay(views.L("de").F("api.down.taken", port), false)
 }

@@ -120,9 +120,10 @@ type APIAddr interface {
 }
 
 // APIListenError is optional on APIAddr (*api.Server has it): why the API
-// does not listen although it is switched on, nil otherwise.
+// does not listen although it is switched on, nil otherwise, and the port
+// that was tried.
 type APIListenError interface {
-	ListenError() error
+	ListenError() (port int, err error)
 }
 
 // PerDay is the history chart's source; optional (the store may lack it).

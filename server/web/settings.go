@@ -53,9 +53,11 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 		// Switched on but its port taken: say so, or the person only sees
 		// the API not answer.
 		if le, ok := s.cfg.API.(APIListenError); ok && d.APIAddr == "" && st.API.Enabled && st.Integration.Enabled {
-			if err := le.ListenError(); errors.Is(err, syscall.EADDRINUSE) {
+			switch port, err := le.ListenError(); {
+			case err == nil, port != st.API.Port: // listening, or about the port before a change
+			case errors.Is(err, syscall.EADDRINUSE):
 				d.APIDown = "taken"
-			} else if err != nil {
+			default:
 				d.APIDown = "failed"
 			}
 		}
