@@ -10,18 +10,22 @@ import (
 )
 
 // storeWords words a refusal of the store (a history entry's tags or note,
-// a taxonomy retire) in the page's language: the store's errors are English
+// a taxonomy entry saved or retired, a contact saved) in the page's language: the store's errors are English
 // and technical ("tags of history entry "x": not found"), and were shown as
 // they were, on German pages too. gone is the key for an id that does not
-// exist (any more); what it does not know is "that did not work" (the
-// caller logs the error).
-func storeWords(l views.L, err error, gone string) string {
+// exist (any more); what it does not know is "that did not work", and the
+// log keeps the error.
+func (s *Server) storeWords(err error, gone string) string {
+	l := s.lang()
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return l.T(gone)
 	case errors.Is(err, store.ErrUnknownCode):
 		return l.T("store.unknowncode")
+	case errors.Is(err, store.ErrExists):
+		return l.T("store.exists")
 	}
+	s.log.Warn("web: not saved", "err", err)
 	return l.T("acterr.other")
 }
 
