@@ -89,6 +89,19 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 	if a.ID == "" {
 		a.ID = uuid.NewString()
 	}
+	// A new account's password is kept first: when the keyring refuses it
+	// (locked, a full disk under secrets.json) nothing is added, as the
+	// API's POST /accounts. Kept after the account, such a refusal left the
+	// account without its password, registering in vain, and the form, still
+	// a new account's, added it a second time on the next press.
+	isNew := !slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(x store.Account) bool { return x.ID == a.ID })
+	newSecret := isNew && s.cfg.Secrets != nil && c.FormValue("password") != ""
+	if newSecret {
+		s.setSecret(c, "password", "account:"+a.ID, &d)
+		if len(d.Errors) > 0 {
+			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		for i := range st.Accounts {
 			if st.Accounts[i].ID == a.ID {
@@ -100,11 +113,16 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 		return nil
 	})
 	if err != nil {
+		if newSecret {
+			_ = s.cfg.Secrets.Delete("account:" + a.ID) // no password without its account
+		}
 		placeErrors(err, accountFields, "_accounts", errs)
 		d.Errors = errs
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
-	s.setSecret(c, "password", "account:"+a.ID, &d)
+	if !newSecret {
+		s.setSecret(c, "password", "account:"+a.ID, &d)
+	}
 	if len(d.Errors) > 0 {
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
