@@ -49,9 +49,15 @@ func (m *micState) packet(h *rtp.Header, payload []byte) {
 	}
 	pt := h.PayloadType & 0x7f
 	if m.te[pt] {
-		if d, ok := m.det.feed(h.Timestamp, h.Marker, payload); ok {
+		var digits []byte // several when events are packed (RFC 4733 2.5.1.5): sent in order
+		m.det.feedAll(h.Timestamp, h.Marker, payload, func(d byte) { digits = append(digits, d) })
+		if len(digits) > 0 {
 			for _, s := range t.b.eng.talking() {
-				go func() { _ = s.SendDTMF(d) }()
+				go func() {
+					for _, d := range digits {
+						_ = s.SendDTMF(d)
+					}
+				}()
 			}
 		}
 		return

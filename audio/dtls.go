@@ -58,7 +58,10 @@ func fingerprintOf(der []byte) string {
 type DTLSParams struct {
 	Client      bool   // we are the DTLS client (our a=setup is active)
 	Fingerprint string // the far end's a=fingerprint, "sha-256 AB:CD:..."
-	OnDone      func(err error)
+	// TLSID is the far end's a=tls-id (RFC 8842), "" when it sent none:
+	// a new value names a new association even with the same certificate.
+	TLSID  string
+	OnDone func(err error)
 }
 
 // dtlsComp carries DTLS records between the session's RTP socket and
@@ -66,8 +69,12 @@ type DTLSParams struct {
 // writes go to the far end's current address.
 type dtlsComp struct {
 	s      *Session
-	rtcp   bool       // the RTCP port's own association (RFC 5764 4.1: no rtcp-mux)
-	conn   *dtls.Conn // once made
+	rtcp   bool        // the RTCP port's own association (RFC 5764 4.1: no rtcp-mux)
+	client bool        // our role in it
+	fp     string      // the far end's certificate fingerprint it checks (hex)
+	tlsID  string      // the far end's a=tls-id it was made for ("" none)
+	gone   atomic.Bool // replaced by a new association: sends nothing more
+	conn   *dtls.Conn  // once made
 	in     chan []byte
 	closed chan struct{}
 	once   sync.Once
@@ -129,6 +136,9 @@ func (d *dtlsComp) remote() net.Addr {
 }
 
 func (d *dtlsComp) WriteTo(b []byte, _ net.Addr) (int, error) {
+	if d.gone.Load() {
+		return len(b), nil // the far end's new association must not get the old one's records
+	}
 	d.s.mu.Lock()
 	to, ctrl := d.s.dtlsTo(), d.s.remoteCtrl
 	d.s.mu.Unlock()
@@ -169,7 +179,12 @@ func (d *dtlsComp) SetWriteDeadline(time.Time) error { return nil }
 // nothing received is played: the call is encrypted or silent, never
 // clear. On success the SRTP keys come from the DTLS exporter (RFC 5764
 // 4.2); the far end's certificate must match its SDP fingerprint (RFC 5763
-// 5). A session already secured by DTLS keeps its association.
+// 5). A session already secured by DTLS keeps its association when the
+// fingerprint and the roles are the same (RFC 5763 6.7.1). A new
+// fingerprint, a changed role or a new a=tls-id (a re-INVITE after the far
+// end restarted its DTLS) is a new association (RFC 5763 5, RFC 8842):
+// the old one is dropped with its SRTP keys, the call is silent until the
+// new handshake gives new ones.
 //
 // RTCP goes on its own port (no rtcp-mux), which is a flow of its own:
 // RFC 5764 4.1 protects it with a DTLS association of its own, made the
@@ -185,14 +200,37 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		return fmt.Errorf("%w: fingerprint %q (sha-256 is needed)", ErrSRTPKeys, algo)
 	}
 	want = strings.ToUpper(strings.TrimSpace(want))
-	if s.dtls.Load() != nil {
+	d := &dtlsComp{s: s, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
+	d.ctrl = &dtlsComp{s: s, rtcp: true, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
+	s.mu.Lock()
+	old := s.dtls.Load()
+	// A tls-id only tells when both SDPs have one: a far end that starts
+	// (or stops) sending it is not taken for a new association.
+	sameID := old == nil || old.tlsID == "" || p.TLSID == "" || old.tlsID == p.TLSID
+	if old != nil && old.client == p.Client && old.fp == want && sameID {
+		if old.tlsID == "" {
+			old.tlsID = p.TLSID // from now on it tells
+		}
+		s.mu.Unlock()
 		return nil
 	}
 	s.srtpWanted.Store(true)
-	d := &dtlsComp{s: s, in: make(chan []byte, 64), closed: make(chan struct{})}
-	d.ctrl = &dtlsComp{s: s, rtcp: true, in: make(chan []byte, 64), closed: make(chan struct{})}
-	if !s.dtls.CompareAndSwap(nil, d) {
-		return nil
+	s.dtls.Store(d)
+	if old != nil {
+		// The old association's keys end with it: nothing goes out or is
+		// played with them (srtpOut runs under s.mu) until the new ones.
+		s.srtp.Store(nil)
+		// The far end that restarted may come from another port of its
+		// NAT: as at the call's start, its DTLS is taken from the SIP
+		// peer's IP and answered where it came from, until its first
+		// SRTP packet that authenticates latches the stream again
+		// (session_source.go). Until then ours go where they went.
+		s.latched, s.dtlsFrom = false, netip.AddrPort{}
+	}
+	s.mu.Unlock()
+	if old != nil {
+		s.eng.log.Info("far end's DTLS changed (fingerprint, role or tls-id): new DTLS-SRTP handshake", "call", s.cfg.CallID)
+		old.retire()
 	}
 	opts := []dtls.Option{
 		dtls.WithCertificates(dtlsID.cert),
@@ -211,10 +249,19 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		defer s.wg.Done()
 		keys, err := s.handshake(d, opts, p.Client)
 		if err == nil {
-			err = s.SetSRTP(keys)
+			// Under s.mu with the check, so a replaced association's late
+			// keys never overwrite (or follow) the new one's.
+			s.mu.Lock()
+			if s.dtls.Load() == d {
+				err = s.SetSRTP(keys)
+			} else {
+				err = errDTLSReplaced
+			}
+			s.mu.Unlock()
 		}
-
-		if err != nil {
+		if d.gone.Load() {
+			s.eng.log.Info("replaced DTLS-SRTP handshake ended", "call", s.cfg.CallID, "error", err)
+		} else if err != nil {
 			s.eng.log.Warn("DTLS-SRTP handshake failed: the call stays silent", "call", s.cfg.CallID, "error", err)
 		}
 		if p.OnDone != nil {
@@ -229,7 +276,10 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		if err == nil {
 			st, err = newSRTPState(*keys)
 		}
-		if err != nil {
+		if err != nil || d.ctrl.gone.Load() {
+			if d.ctrl.gone.Load() {
+				return
+			}
 			s.eng.log.Info("DTLS-SRTP on the RTCP port failed: no RTCP in this call", "call", s.cfg.CallID, "error", err)
 			return
 		}
@@ -238,7 +288,26 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	return nil
 }
 
-var errFingerprint = errors.New("dtls: the certificate does not match the SDP fingerprint")
+var (
+	errFingerprint  = errors.New("dtls: the certificate does not match the SDP fingerprint")
+	errDTLSReplaced = errors.New("dtls: the association was replaced by a new one")
+)
+
+// retire ends an association replaced by a new one, on both ports,
+// without a word to the far end (its new association must not see the
+// old one's close_notify).
+func (d *dtlsComp) retire() {
+	for _, c := range []*dtlsComp{d, d.ctrl} {
+		c.gone.Store(true)
+		_ = c.Close()
+		c.mu.Lock()
+		conn := c.conn
+		c.mu.Unlock()
+		if conn != nil {
+			_ = conn.Close()
+		}
+	}
+}
 
 func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) (*SRTPKeys, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), dtlsHandshakeTimeout)
@@ -274,6 +343,10 @@ func (s *Session) handshake(d *dtlsComp, opts []dtls.Option, client bool) (*SRTP
 	d.mu.Lock()
 	d.conn = conn
 	d.mu.Unlock()
+	if d.gone.Load() { // replaced before it had a conn to close (retire)
+		_ = conn.Close()
+		return nil, errDTLSReplaced
+	}
 	if err := conn.HandshakeContext(ctx); err != nil {
 		_ = conn.Close()
 		return nil, err

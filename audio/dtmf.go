@@ -92,3 +92,25 @@ func (d *dtmfDetector) feed(ts uint32, marker bool, payload []byte) (byte, bool)
 	digit := dtmfDigit(ev.event)
 	return digit, digit != 0
 }
+
+// feedAll reads every event of a telephone-event packet and hands each new
+// digit to digit. RFC 4733 2.5.1.5 packs consecutive, contiguous events
+// into one packet: the first starts at the packet's RTP timestamp, each
+// next one where the one before it ended (its start plus its duration),
+// and every event but the last has ended. Each is fed to the detector
+// with its own start, so each is a digit once; a packed packet comes again
+// (RFC 4733 2.5.1.4 repeats the final packets), and its events that start
+// before the last one seen were reported then.
+func (d *dtmfDetector) feedAll(ts uint32, marker bool, payload []byte, digit func(byte)) {
+	packed := len(payload) >= 8
+	start := ts
+	for i := 0; i+4 <= len(payload); i += 4 {
+		ev := payload[i : i+4]
+		if !(packed && d.seen && int32(start-d.lastTS) < 0) {
+			if c, ok := d.feed(start, marker && i == 0, ev); ok {
+				digit(c)
+			}
+		}
+		start += uint32(binary.BigEndian.Uint16(ev[2:]))
+	}
+}

@@ -31,7 +31,6 @@ type Engine struct {
 	bridge *Bridge
 
 	mu       sync.Mutex
-	nextPort int
 	sessions map[*Session]struct{}
 	outside  int // sessions that got ports outside the full range (ports.go)
 
@@ -45,7 +44,6 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, ip: ip, log: cfg.Logger, sessions: map[*Session]struct{}{}}
-	e.nextPort = cfg.RTPPortMin
 	b, err := newBridge(e)
 	if err != nil {
 		return nil, err
@@ -82,9 +80,6 @@ func (e *Engine) Apply(cfg EngineConfig) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if cfg.RTPPortMin != e.cfg.RTPPortMin || cfg.RTPPortMax != e.cfg.RTPPortMax {
-		e.nextPort = cfg.RTPPortMin
-	}
 	cfg.Logger = e.log // the logger stays the one the bridge was made with
 	e.cfg, e.ip = cfg, ip
 	return nil
@@ -116,7 +111,11 @@ func (e *Engine) codecs() []Codec {
 	return CodecsByPriority(e.cfg.Codecs)
 }
 
-// listenPair binds RTP on an even port and RTCP on the next one (RFC 3550 11).
+// listenPair binds RTP on an even port and RTCP on the next one (RFC 3550
+// 11). In the configured range the search starts at a random pair and goes
+// on from there (RFC 6056 3.3.1, its algorithm 1): ports handed out in
+// order told an off-path stranger which port the next call would get, to
+// aim its packets at (RFC 6056 1).
 func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
 	e.mu.Lock()
 	any, ip := e.cfg.RTPPortMin == 0, e.ip
@@ -128,12 +127,9 @@ func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
 	defer e.mu.Unlock()
 	lo, hi := e.cfg.RTPPortMin+e.cfg.RTPPortMin%2, e.cfg.RTPPortMax
 	n := (hi - lo + 1) / 2
+	first := randomPair(n)
 	for i := 0; i < n; i++ {
-		p := e.nextPort + e.nextPort%2
-		if p+1 > hi {
-			p = lo
-		}
-		e.nextPort = p + 2
+		p := lo + 2*((first+i)%n)
 		rtp, err := net.ListenUDP("udp", &net.UDPAddr{IP: e.ip, Port: p})
 		if err != nil {
 			if errors.Is(err, syscall.EADDRINUSE) {

@@ -1,9 +1,23 @@
 package audio
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"net"
 )
+
+// randomPair is a random pair index in [0, n) (0 when n < 1), from the
+// system's secure source (a stranger must not predict it, RFC 6056
+// 3.3.1); the modulo bias of 64 bits over at most 32768 pairs is nil.
+func randomPair(n int) int {
+	if n < 1 {
+		return 0 // a range without a whole pair (outsideRange)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand.Read)
+	return int(binary.BigEndian.Uint64(b[:]) % uint64(n))
+}
 
 // anyPair binds RTP on an even free port the system picks and RTCP on the
 // next one (RFC 3550 11); it retries when the odd neighbour is taken.

@@ -62,9 +62,11 @@ func (s *Session) readLoop() {
 		// audio after a digit is neither "loss" nor held back for them.
 		event := dtmfPT != 0 && p.PayloadType == dtmfPT
 		if event {
-			if d, ok := det.feed(p.Timestamp, p.Marker, p.Payload); ok && s.cfg.OnDTMF != nil {
-				s.cfg.OnDTMF(d)
-			}
+			det.feedAll(p.Timestamp, p.Marker, p.Payload, func(d byte) {
+				if s.cfg.OnDTMF != nil {
+					s.cfg.OnDTMF(d)
+				}
+			})
 		}
 		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate, !event)
 		if dir == SendOnly || dir == Inactive {

@@ -67,13 +67,22 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 	case f.peer.IsValid() && ip == f.peer:
 		if f.latchd.IsValid() {
 			if from == f.latchd {
-				return true, false
+				return true, !s.latched // latched again after a new DTLS association
 			}
 			if s.srtp.Load() != nil {
 				// The far end's NAT gave it another port (its binding
 				// expired while it sent nothing, on hold): with SRTP its
 				// packets prove who sends them, so one that authenticates
 				// moves the stream (RFC 7362 4), a forged one is dropped.
+				return true, true
+			}
+			if d := s.dtls.Load(); !s.latched && d != nil && !d.client {
+				// A new DTLS association (dtls.go, StartDTLS) whose client
+				// is the far end: its records may come from another port,
+				// and only SRTP with its keys latches again. As its
+				// client we send where it was: a record from elsewhere,
+				// which anyone who forges its IP can send, must not take
+				// our handshake away from a server that waits for it.
 				return true, true
 			}
 			break // after the latch, that one source only
@@ -98,8 +107,12 @@ func (s *Session) latch(from netip.AddrPort) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := &s.src
-	if !f.peer.IsValid() || from.Addr() != f.peer || from == f.latchd || (s.latched && !f.latchd.IsValid()) {
-		return // not the peer's, latched there already, or the SDP's address spoke first
+	if !f.peer.IsValid() || from.Addr() != f.peer || (s.latched && !f.latchd.IsValid()) {
+		return // not the peer's, or the SDP's address spoke first
+	}
+	if from == f.latchd {
+		s.latched = true // latched there already (again, after a new DTLS association)
+		return
 	}
 	s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
 		"sdp", f.sdpAP.String(), "source", from.String(), "before", f.latchd.String())

@@ -3,9 +3,11 @@ package audio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // Speakers of transcript segments: the recording's left and right channels.
@@ -28,13 +30,24 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, wavPath string) ([]Segment, error)
 }
 
+// MaxTranscribe is the longest recording that is transcribed: each channel
+// is copied to a temporary file (often on a tmpfs, in memory) for the
+// recogniser, and a longer one is refused with an error kept with its
+// transcript rather than filling the disk or memory with hours of copies.
+const MaxTranscribe = 4 * time.Hour
+
 // TranscribeRecording transcribes each channel of a recording separately,
 // so every segment says who spoke (left = local, right = remote), and returns
 // the segments of both in time order.
 func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Segment, error) {
-	rate, chans, err := readWAV(path)
+	d, err := openWAV(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+	}
+	defer d.Close()
+	if d.frames > int64(d.rate)*int64(MaxTranscribe/time.Second) {
+		return nil, fmt.Errorf("%w: the recording is %s long, longer than the %s that are transcribed", ErrTranscribe,
+			(time.Duration(d.frames/int64(d.rate)) * time.Second).String(), MaxTranscribe)
 	}
 	dir, err := os.MkdirTemp("", "softphone-transcript-")
 	if err != nil {
@@ -42,22 +55,58 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 	}
 	defer os.RemoveAll(dir)
 	speakers := []string{SpeakerLocal, SpeakerRemote}
-	if len(chans) == 1 {
+	if d.channels == 1 {
 		speakers = []string{SpeakerRemote}
+	}
+	speakers = speakers[:min(len(speakers), d.channels)]
+	// Each channel is copied to a mono file of its own as the recording
+	// is read, a buffer at a time: memory stays the same for hours of it.
+	monos := make([]*wavWriter, len(speakers))
+	loud := make([]bool, len(speakers))
+	defer func() {
+		for _, w := range monos {
+			if w != nil {
+				w.close()
+			}
+		}
+	}()
+	for i, who := range speakers {
+		if monos[i], err = createWAV(filepath.Join(dir, who+".wav"), d.rate, 1); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		}
+	}
+	buf := d.buffer()
+	mono := make([]int16, len(buf)/d.channels)
+	for {
+		n, rerr := d.next(buf)
+		for c, w := range monos {
+			for i := 0; i < n; i++ {
+				mono[i] = buf[i*d.channels+c]
+			}
+			loud[c] = loud[c] || !silent(mono[:n])
+			if err := w.write(mono[:n]); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrTranscribe, path, rerr)
+		}
+	}
+	for i, w := range monos {
+		monos[i] = nil
+		if _, err := w.close(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		}
 	}
 	var out []Segment
 	for i, who := range speakers {
-		if i >= len(chans) {
-			break
-		}
-		if silent(chans[i]) {
+		if !loud[i] {
 			continue // nothing said: spare the recogniser
 		}
-		mono := filepath.Join(dir, who+".wav")
-		if err := writeMonoWAV(mono, rate, chans[i]); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
-		}
-		segs, err := tr.Transcribe(ctx, mono)
+		segs, err := tr.Transcribe(ctx, filepath.Join(dir, who+".wav"))
 		if err != nil {
 			return nil, fmt.Errorf("transcribe %s channel: %w", who, err)
 		}

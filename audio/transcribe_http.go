@@ -44,8 +44,15 @@ func (h HTTPTranscriber) Transcribe(ctx context.Context, wavPath string) ([]Segm
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
 	defer f.Close()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+	}
+	// The form is sent as its head, the file straight from the disk and
+	// its closing boundary, with its length: hours of audio are not held
+	// in memory to be sent.
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
 	model := h.Model
 	if model == "" {
 		model = "whisper-1"
@@ -60,23 +67,27 @@ func (h HTTPTranscriber) Transcribe(ctx context.Context, wavPath string) ([]Segm
 			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 		}
 	}
-	part, err := mw.CreatePart(map[string][]string{
+	// The file's bytes follow its part header (sent below).
+	if _, err := mw.CreatePart(map[string][]string{
 		"Content-Disposition": {fmt.Sprintf(`form-data; name="file"; filename=%q`, filepath.Base(wavPath))},
 		"Content-Type":        {"audio/wav"},
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
-	if _, err := io.Copy(part, f); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
-	}
+	headLen := form.Len()
 	if err := mw.Close(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint(), &body)
+	head, tail := form.Bytes()[:headLen], form.Bytes()[headLen:]
+	body := func() io.ReadCloser {
+		return io.NopCloser(io.MultiReader(bytes.NewReader(head), io.NewSectionReader(f, 0, st.Size()), bytes.NewReader(tail)))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint(), body())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
+	req.ContentLength = int64(len(head)) + st.Size() + int64(len(tail))
+	req.GetBody = func() (io.ReadCloser, error) { return body(), nil } // for a 307/308 redirect
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Accept", "application/json")
 	if h.Key != "" {
@@ -97,6 +108,11 @@ func (h HTTPTranscriber) Transcribe(ctx context.Context, wavPath string) ([]Segm
 	}
 	if resp.StatusCode/100 != 2 {
 		msg := strings.TrimSpace(string(raw))
+		if h.Key != "" {
+			// Some servers quote the key they refused; the message is kept
+			// with the transcript (database, page), where no secret goes.
+			msg = strings.ReplaceAll(msg, h.Key, "[key]")
+		}
 		if len(msg) > 200 {
 			msg = msg[:200]
 		}

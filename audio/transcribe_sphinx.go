@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,24 +51,49 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, wavPath string) ([]Segment
 // squeezeFile writes a copy of a mono WAV with its long silences squeezed
 // (transcribe_squeeze.go) and returns it, its path and how to remove it.
 func squeezeFile(wavPath string) (squeeze, string, func(), error) {
-	rate, chans, err := readWAV(wavPath)
+	d, err := openWAV(wavPath)
 	if err != nil {
 		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
-	if len(chans) != 1 {
+	defer d.Close()
+	if d.channels != 1 {
 		return squeeze{}, wavPath, func() {}, nil // not ours to change: the recogniser gets it as it is
 	}
-	sq := squeezeSilence(chans[0], rate)
 	dir, err := os.MkdirTemp("", "softphone-sphinx-")
 	if err != nil {
 		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
 	path := filepath.Join(dir, "squeezed.wav")
-	if err := writeMonoWAV(path, rate, sq.pcm); err != nil {
+	fail := func(err error) (squeeze, string, func(), error) {
 		os.RemoveAll(dir)
 		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
 	}
-	return sq, path, func() { os.RemoveAll(dir) }, nil
+	w, err := createWAV(path, d.rate, 1)
+	if err != nil {
+		return fail(err)
+	}
+	// A frame at a time from the file to the copy: bounded memory however
+	// long the channel is.
+	z := newSqueezer(d.rate, w.write)
+	buf := make([]int16, z.frame*max(1, 16384/z.frame))
+	for {
+		n, rerr := d.next(buf)
+		for i := 0; i < n; i += z.frame {
+			z.push(buf[i:min(i+z.frame, n)])
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			w.close()
+			return fail(rerr)
+		}
+	}
+	z.end()
+	if _, err := w.close(); z.err != nil || err != nil {
+		return fail(errors.Join(z.err, err))
+	}
+	return squeeze{cuts: z.cuts}, path, func() { os.RemoveAll(dir) }, nil
 }
 
 // run runs the program on one mono WAV and reads its words.

@@ -30,37 +30,76 @@ type squeezeCut struct{ at, removed float64 }
 // its first and last 200 ms, and drops the rest.
 func squeezeSilence(pcm []int16, rate int) squeeze {
 	var out squeeze
-	quiet := func(f []int16) bool {
-		for _, v := range f {
-			if v > squeezeQuiet || v < -squeezeQuiet {
-				return false
-			}
-		}
-		return true
+	z := newSqueezer(rate, func(p []int16) error { out.pcm = append(out.pcm, p...); return nil })
+	for i := 0; i < len(pcm); i += z.frame {
+		z.push(pcm[i:min(i+z.frame, len(pcm))])
 	}
-	keep := squeezeKeep * rate / pcmRate
-	frame := squeezeFrame * rate / pcmRate
-	i := 0
-	for i < len(pcm) {
-		j := i
-		for j < len(pcm) && quiet(pcm[j:min(j+frame, len(pcm))]) {
-			j = min(j+frame, len(pcm))
-		}
-		if j-i > 2*keep {
-			out.pcm = append(out.pcm, pcm[i:i+keep]...)
-			out.cuts = append(out.cuts, squeezeCut{at: float64(len(out.pcm)) / float64(rate), removed: float64(j-i-2*keep) / float64(rate)})
-			out.pcm = append(out.pcm, pcm[j-keep:j]...)
-		} else {
-			out.pcm = append(out.pcm, pcm[i:j]...)
-		}
-		if j >= len(pcm) {
-			break
-		}
-		k := min(j+frame, len(pcm)) // a frame with sound
-		out.pcm = append(out.pcm, pcm[j:k]...)
-		i = k
-	}
+	z.end()
+	out.cuts = z.cuts
 	return out
+}
+
+// squeezer squeezes a channel given a frame at a time (frames of 20 ms from
+// its start, the last one maybe shorter), so that hours of it need no more
+// memory than 200 ms: the first 200 ms of a quiet stretch go out at once,
+// of the rest only the last 200 ms are held until the stretch ends.
+type squeezer struct {
+	keep, frame, rate int
+	out               func([]int16) error
+	n                 int     // samples given out
+	run               int     // samples of the current quiet stretch
+	tail              []int16 // its latest samples after the first keep, at most 2*keep
+	cuts              []squeezeCut
+	err               error
+}
+
+func newSqueezer(rate int, out func([]int16) error) *squeezer {
+	keep := max(squeezeKeep*rate/pcmRate, 1)
+	return &squeezer{keep: keep, frame: max(squeezeFrame*rate/pcmRate, 1), rate: rate, out: out, tail: make([]int16, 0, 2*keep)}
+}
+
+func (z *squeezer) emit(p []int16) {
+	if z.err == nil && len(p) > 0 {
+		z.err = z.out(p)
+		z.n += len(p)
+	}
+}
+
+// push takes the next frame.
+func (z *squeezer) push(f []int16) {
+	for _, v := range f {
+		if v > squeezeQuiet || v < -squeezeQuiet {
+			z.end()
+			z.emit(f)
+			return
+		}
+	}
+	head := min(max(z.keep-z.run, 0), len(f))
+	z.emit(f[:head])
+	z.run += len(f)
+	rest := f[head:]
+	if len(z.tail)+len(rest) > cap(z.tail) {
+		// Only the last keep samples can still be needed.
+		drop := len(z.tail) + len(rest) - z.keep
+		if drop >= len(z.tail) {
+			rest = rest[drop-len(z.tail):]
+			z.tail = z.tail[:0]
+		} else {
+			z.tail = z.tail[:copy(z.tail, z.tail[drop:])]
+		}
+	}
+	z.tail = append(z.tail, rest...)
+}
+
+// end ends a quiet stretch (at a frame with sound, or the channel's end).
+func (z *squeezer) end() {
+	if z.run > 2*z.keep {
+		z.cuts = append(z.cuts, squeezeCut{at: float64(z.n) / float64(z.rate), removed: float64(z.run-2*z.keep) / float64(z.rate)})
+		z.emit(z.tail[len(z.tail)-z.keep:])
+	} else {
+		z.emit(z.tail)
+	}
+	z.run, z.tail = 0, z.tail[:0]
 }
 
 // original maps a time in the squeezed audio back to the recording's.

@@ -51,8 +51,20 @@ func createWAV(path string, rate, channels int) (*wavWriter, error) {
 	return w, nil
 }
 
+// maxData is the most PCM a WAV file holds, in whole frames: its RIFF
+// chunk's size, 36 + data, is a 32-bit number (RIFF 1.0), so a stereo 16 kHz
+// recording ends at 18.6 hours; beyond, the header's lengths would wrap
+// and say the file holds minutes.
+func (w *wavWriter) maxData() int64 {
+	block := int64(2 * w.ch)
+	return (0xFFFFFFFF - 36) / block * block
+}
+
 // write appends interleaved samples.
 func (w *wavWriter) write(samples []int16) error {
+	if int64(w.n)+2*int64(len(samples)) > w.maxData() {
+		return fmt.Errorf("%w: a WAV file holds at most %d bytes of audio", ErrRecording, w.maxData())
+	}
 	w.buf = w.buf[:0]
 	for _, s := range samples {
 		w.buf = binary.LittleEndian.AppendUint16(w.buf, uint16(s))
@@ -85,68 +97,148 @@ func (w *wavWriter) close() (int64, error) {
 	return 44 + int64(w.n), err
 }
 
-// readWAV reads a 16-bit PCM WAV file into one slice per channel.
-func readWAV(path string) (rate int, chans [][]int16, err error) {
+// wavData is the PCM of a WAV file found by its chunks (RIFF: Microsoft/IBM
+// "Multimedia Programming Interface and Data Specifications 1.0", 1991: each
+// chunk is id, little-endian size, body, and a pad byte when the size is odd;
+// chunks such as LIST may come before "data"). Its length is what the file
+// really holds, whatever the header says: a file cut short by a crash, or a
+// header that claims 4 GB on a small file, is read up to its last whole frame
+// and nothing is ever allocated at a size a header states.
+type wavData struct {
+	f        *os.File
+	rate     int
+	channels int
+	frames   int64
+	data     *io.SectionReader
+	raw      []byte
+}
+
+// openWAV finds the 16-bit PCM data of a WAV file; close it when done.
+func openWAV(path string) (*wavData, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
+	d, err := parseWAV(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func parseWAV(f *os.File, path string) (*wavData, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
 	var riff [12]byte
-	if _, err := io.ReadFull(r, riff[:]); err != nil || string(riff[0:4]) != "RIFF" || string(riff[8:12]) != "WAVE" {
-		return 0, nil, fmt.Errorf("%s: not a WAV file", path)
+	if _, err := f.ReadAt(riff[:], 0); err != nil || string(riff[0:4]) != "RIFF" || string(riff[8:12]) != "WAVE" {
+		return nil, fmt.Errorf("%s: not a WAV file", path)
 	}
-	channels, bits := 0, 0
-	for {
+	d := &wavData{f: f}
+	bits := 0
+	for off := int64(12); ; {
 		var ch [8]byte
-		if _, err := io.ReadFull(r, ch[:]); err != nil {
-			return 0, nil, fmt.Errorf("%s: no data chunk", path)
+		if _, err := f.ReadAt(ch[:], off); err != nil {
+			return nil, fmt.Errorf("%s: no data chunk", path)
 		}
-		size := int(binary.LittleEndian.Uint32(ch[4:]))
-		body := make([]byte, size+size%2)
-		n, err := io.ReadFull(r, body)
-		if err != nil && string(ch[0:4]) != "data" {
-			return 0, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		body = body[:min(n, size)]
+		n := int64(binary.LittleEndian.Uint32(ch[4:]))
+		body := off + 8
 		switch string(ch[0:4]) {
 		case "fmt ":
-			if len(body) < 16 || binary.LittleEndian.Uint16(body[0:]) != 1 {
-				return 0, nil, fmt.Errorf("%s: not PCM", path)
+			var b [16]byte
+			if n < 16 {
+				return nil, fmt.Errorf("%s: not PCM", path)
 			}
-			channels = int(binary.LittleEndian.Uint16(body[2:]))
-			rate = int(binary.LittleEndian.Uint32(body[4:]))
-			bits = int(binary.LittleEndian.Uint16(body[14:]))
+			if _, err := f.ReadAt(b[:], body); err != nil {
+				return nil, fmt.Errorf("%s: fmt chunk: %w", path, err)
+			}
+			if binary.LittleEndian.Uint16(b[0:]) != 1 {
+				return nil, fmt.Errorf("%s: not PCM", path)
+			}
+			d.channels = int(binary.LittleEndian.Uint16(b[2:]))
+			d.rate = int(binary.LittleEndian.Uint32(b[4:]))
+			bits = int(binary.LittleEndian.Uint16(b[14:]))
 		case "data":
-			if channels == 0 || bits != 16 {
-				return 0, nil, fmt.Errorf("%s: want 16-bit PCM", path)
+			if d.channels == 0 || bits != 16 {
+				return nil, fmt.Errorf("%s: want 16-bit PCM", path)
 			}
-			chans = make([][]int16, channels)
-			frames := len(body) / (2 * channels)
-			for c := range chans {
-				chans[c] = make([]int16, frames)
+			if d.rate < 1000 || d.rate > 192000 {
+				// Buffers and the squeeze's frames are sized by the
+				// rate: a header's 4 GHz must not size them.
+				return nil, fmt.Errorf("%s: sample rate %d Hz", path, d.rate)
 			}
-			for i := 0; i < frames; i++ {
-				for c := 0; c < channels; c++ {
-					chans[c][i] = int16(binary.LittleEndian.Uint16(body[(i*channels+c)*2:]))
-				}
-			}
-			return rate, chans, nil
+			// Never more than the file holds, and whole frames only.
+			n = min(n, max(size-body, 0))
+			block := int64(2 * d.channels)
+			d.frames = n / block
+			d.data = io.NewSectionReader(f, body, d.frames*block)
+			return d, nil
 		}
+		off = body + n + n%2
 	}
 }
 
-// writeMonoWAV writes one channel as its own file (for recognisers).
-func writeMonoWAV(path string, rate int, pcm []int16) error {
-	w, err := createWAV(path, rate, 1)
+// next reads the following frames into p (interleaved samples, whole frames
+// of it) and says how many it read; io.EOF after the last.
+func (d *wavData) next(p []int16) (int, error) {
+	frames := len(p) / d.channels
+	need := frames * d.channels * 2
+	if cap(d.raw) < need {
+		d.raw = make([]byte, need)
+	}
+	raw := d.raw[:need]
+	n, err := io.ReadFull(d.data, raw)
+	frames = n / (2 * d.channels)
+	for i := 0; i < frames*d.channels; i++ {
+		p[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
+	}
+	if err == io.ErrUnexpectedEOF {
+		err = nil // the last, short read; io.EOF comes next
+	}
+	if frames == 0 && err == nil {
+		err = io.EOF
+	}
+	return frames, err
+}
+
+func (d *wavData) Close() error { return d.f.Close() }
+
+// buffer is a buffer for next of about 32 KB, whatever the channel count.
+func (d *wavData) buffer() []int16 {
+	return make([]int16, max(1, 16384/d.channels)*d.channels)
+}
+
+// readWAV reads a 16-bit PCM WAV file into one slice per channel (memory
+// as large as the file really is: for tests and short files only).
+func readWAV(path string) (rate int, chans [][]int16, err error) {
+	d, err := openWAV(path)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
-	if err := w.write(pcm); err != nil {
-		w.close()
-		return err
+	defer d.Close()
+	chans = make([][]int16, d.channels)
+	buf := d.buffer()
+	for {
+		n, err := d.next(buf)
+		for c := range chans {
+			for i := 0; i < n; i++ {
+				chans[c] = append(chans[c], buf[i*d.channels+c])
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	_, err = w.close()
-	return err
+	for c := range chans {
+		if chans[c] == nil {
+			chans[c] = []int16{}
+		}
+	}
+	return d.rate, chans, nil
 }

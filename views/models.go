@@ -111,6 +111,7 @@ type SettingsData struct {
 	WebhookTestErr string
 	Deliveries     []store.Delivery
 	APIAddr        string
+	APIDown        string // switched on but not listening: "taken" (another program holds the port) or "failed"; "" otherwise
 	// Taxonomy
 	Taxonomy []store.TaxonomyEntry
 	EditTax  store.TaxonomyEntry

@@ -202,8 +202,25 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 }
 
 // deleteAccount: DELETE /accounts/{id} (token), 204; its password goes too.
+// msgPasswordKept: DELETE /accounts/{id} while the keyring refuses to
+// remove the account's password (locked, a full disk under secrets.json).
+const msgPasswordKept = "the keyring did not let the account's password be removed; the account is kept, try again"
+
 func (s *Server) deleteAccount(c fiber.Ctx) error {
 	id := param(c, "id")
+	if !slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(a store.Account) bool { return a.ID == id }) {
+		return fail(fiber.StatusNotFound, msgNoAccount)
+	}
+	// The password goes first: when the keyring refuses, the account stays
+	// and the client is told. Removed after the account, such a refusal left
+	// the password in the keyring for good, a secret without its account
+	// that no later request could name (the retry answered 404).
+	name := "account:" + id
+	pw, had := s.cfg.Secrets.Get(name)
+	if err := s.cfg.Secrets.Delete(name); err != nil && !errors.Is(err, store.ErrNoSecret) {
+		s.log.Warn("account kept: its password could not be removed", "account", id, "err", err)
+		return fail(fiber.StatusInternalServerError, msgPasswordKept)
+	}
 	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		i := slices.IndexFunc(st.Accounts, func(a store.Account) bool { return a.ID == id })
 		if i < 0 {
@@ -212,6 +229,9 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 		st.Accounts = slices.Delete(st.Accounts, i, i+1)
 		return nil
 	})
+	if err != nil && !errors.Is(err, errNoSuchAccount) && had == nil {
+		_ = s.cfg.Secrets.Set(name, pw) // the account stays: so does its password
+	}
 	if errors.Is(err, errNoSuchAccount) {
 		return fail(fiber.StatusNotFound, msgNoAccount)
 	}
@@ -219,8 +239,5 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 		return settingsError(err)
 	}
 	s.cur.Store(&st)
-	if err := s.cfg.Secrets.Delete("account:" + id); err != nil && !errors.Is(err, store.ErrNoSecret) {
-		return err
-	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

@@ -63,8 +63,10 @@ type Server struct {
 	routeTable []route
 	routeIdx   routeIndex // candidates of routeTable by path (routeindex.go)
 
-	mu   sync.Mutex
-	live *listener // nil while off
+	mu        sync.Mutex
+	live      *listener // nil while off
+	listenErr error     // why it is not listening while switched on (the port taken); nil otherwise
+	errPort   int       // the port listenErr is about
 
 	untap      func()       // the /events backlog's bus tap, from New on: /events sees what the phone publishes at start
 	failedPort int          // the port last found taken (Serve's goroutine only)
@@ -122,6 +124,18 @@ func (s *Server) Addr() string {
 	return s.live.ln.Addr().String()
 }
 
+// ListenError says why the API does not listen although it is switched on
+// (another program holds its port): the Settings page tells the person,
+// who would otherwise only see requests go unanswered. nil while it
+// listens, while it is off, and before Serve first tried. port is the
+// port tried: just after a change of api.port the answer may still be about
+// the one before.
+func (s *Server) ListenError() (port int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.errPort, s.listenErr
+}
+
 // Serve follows the settings until ctx is done: it starts the listener when
 // the interface is switched on, stops it when switched off, and moves it when
 // the port changes (rest-api.md 2-4: no restart needed).
@@ -176,10 +190,16 @@ func (s *Server) apply(st store.Settings) (failed bool) {
 		live = nil
 	}
 	if !want || live != nil {
+		s.mu.Lock()
+		s.listenErr = nil
+		s.mu.Unlock()
 		return false
 	}
 	l, err := s.start(st.API.Port)
 	if err != nil {
+		s.mu.Lock()
+		s.listenErr, s.errPort = err, st.API.Port
+		s.mu.Unlock()
 		// Said once per port; the retry every few seconds stays quiet.
 		if s.failedPort != st.API.Port {
 			s.failedPort = st.API.Port
@@ -190,6 +210,7 @@ func (s *Server) apply(st store.Settings) (failed bool) {
 	s.failedPort = 0
 	s.mu.Lock()
 	s.live = l
+	s.listenErr = nil
 	s.mu.Unlock()
 	s.log.Info("local control API listening", "addr", l.ln.Addr().String())
 	return false

@@ -69,7 +69,11 @@ func (s *Server) audioSocket(c fiber.Ctx) error {
 	c.Set("Connection", "Upgrade")
 	c.Set("Sec-WebSocket-Accept", base64.StdEncoding.EncodeToString(sum[:]))
 	c.Status(fiber.StatusSwitchingProtocols)
-	c.RequestCtx().Hijack(func(conn net.Conn) { s.runAudioSocket(conn, ta, tab) })
+	id, _ := c.Locals(localsSession).(string)
+	c.RequestCtx().Hijack(func(conn net.Conn) {
+		defer s.sessions.hold(id)() // the page is in use while its socket is open
+		s.runAudioSocket(conn, ta, tab)
+	})
 	return nil
 }
 

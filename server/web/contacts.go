@@ -66,7 +66,7 @@ func (s *Server) saveContact(c fiber.Ctx) error {
 		_, err = s.cfg.DB.UpdateContact(c.Context(), ct)
 	}
 	if err != nil {
-		return s.renderContacts(c, views.ContactsData{Edit: ct, Errors: views.Errors{"name": err.Error()}}, fiber.StatusUnprocessableEntity)
+		return s.renderContacts(c, views.ContactsData{Edit: ct, Errors: views.Errors{"name": s.storeWords(err, "contact.gone")}}, fiber.StatusUnprocessableEntity)
 	}
 	return s.redirect(c, "/contacts")
 }
@@ -139,7 +139,7 @@ func (s *Server) importContacts(c fiber.Ctx) error {
 		list, err = readCSV(bytes.NewReader(data))
 	}
 	if err != nil {
-		return bad(err.Error())
+		return bad(importWords(l, err))
 	}
 	n := 0
 	for _, ct := range list {

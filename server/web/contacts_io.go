@@ -48,11 +48,15 @@ func vUnescape(s string) string {
 	return strings.NewReplacer(`\\`, `\`, `\,`, ",", `\;`, ";", `\n`, "\n", `\N`, "\n").Replace(s)
 }
 
+// vcardMaxLine is the longest line of a vCard file read (a photo inline
+// can be long); a longer one refuses the file.
+const vcardMaxLine = 1 << 20
+
 // readVCards reads vCards 2.1/3.0/4.0: FN (or N) and the first TEL of each.
 // Folded lines (RFC 6350 3.2) are unfolded; other properties are ignored.
 func readVCards(r io.Reader) ([]store.Contact, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 64*1024), vcardMaxLine)
 	var lines []string
 	for sc.Scan() {
 		l := strings.TrimRight(sc.Text(), "\r")

@@ -119,6 +119,13 @@ type APIAddr interface {
 	Addr() string
 }
 
+// APIListenError is optional on APIAddr (*api.Server has it): why the API
+// does not listen although it is switched on, nil otherwise, and the port
+// that was tried.
+type APIListenError interface {
+	ListenError() (port int, err error)
+}
+
 // PerDay is the history chart's source; optional (the store may lack it).
 type PerDay interface {
 	HistoryPerDay(ctx context.Context, since time.Time) ([]DayCount, error)

@@ -31,8 +31,11 @@ func (s *Server) events(c fiber.Ctx) error {
 	}
 	poke := s.hub.join()
 	csrf, _ := c.Locals(localsCSRF).(string)
+	id, _ := c.Locals(localsSession).(string)
 	return c.SendStreamWriter(func(w *bufio.Writer) {
 		defer s.hub.leave(poke)
+		// An open page is in use: its session is not dropped as idle.
+		defer s.sessions.hold(id)()
 		// A comment first: nothing reaches the browser before the first flush.
 		if _, err := w.WriteString(": live\n\n"); err != nil || w.Flush() != nil {
 			return

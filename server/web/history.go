@@ -73,7 +73,7 @@ func (s *Server) historyTags(c fiber.Ctx) error {
 		}
 	}
 	if err := s.cfg.DB.SetHistoryTags(c.Context(), c.Params("id"), codes); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.fail(c, fiber.StatusBadRequest, s.storeWords(err, "history.gone"))
 	}
 	return s.backToHistory(c)
 }
@@ -88,7 +88,7 @@ func (s *Server) historyNote(c fiber.Ctx) error {
 		return s.fail(c, fiber.StatusBadRequest, s.lang().F("err.toolong", maxNote))
 	}
 	if err := s.cfg.DB.SetHistoryNote(c.Context(), c.Params("id"), note); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.fail(c, fiber.StatusBadRequest, s.storeWords(err, "history.gone"))
 	}
 	return s.backToHistory(c)
 }

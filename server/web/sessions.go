@@ -18,7 +18,21 @@ type sessions struct {
 
 type session struct {
 	csrf string
+	used time.Time // last request or stream end
+	live int       // open event streams and audio sockets: a page in use
 }
+
+// sessionIdleTTL: a session with no open stream and no request for this
+// long is gone (its page shows the gate; a new link opens it again). A
+// page that is open keeps its event stream, so it is never idle.
+const sessionIdleTTL = 7 * 24 * time.Hour
+
+// maxIdleSessions bounds the sessions without an open stream: the most
+// recently used are kept. Each opened link made a session kept for the
+// program's life, and a local program's loop of POST /calls opens a tab
+// each time no tab holds the audio, so memory grew with every page opened.
+// Sessions with an open stream are bounded by the port's connections.
+const maxIdleSessions = 64
 
 // keyTTL bounds how long a printed link stays usable if nobody opens it.
 const keyTTL = 24 * time.Hour
@@ -77,9 +91,53 @@ func (s *sessions) redeem(key string) string {
 	if time.Since(issued) > keyTTL {
 		return ""
 	}
+	s.sweep(time.Now())
 	id := randomToken()
-	s.byID[id] = &session{csrf: randomToken()}
+	s.byID[id] = &session{csrf: randomToken(), used: time.Now()}
 	return id
+}
+
+// sweep drops the idle sessions past sessionIdleTTL and, beyond
+// maxIdleSessions-1 (room for the one about to be added), the least
+// recently used idle ones. Called with s.mu held.
+func (s *sessions) sweep(now time.Time) {
+	idle := 0
+	for id, se := range s.byID {
+		switch {
+		case se.live > 0:
+		case now.Sub(se.used) > sessionIdleTTL:
+			delete(s.byID, id)
+		default:
+			idle++
+		}
+	}
+	for ; idle >= maxIdleSessions; idle-- {
+		oldest, at := "", now
+		for id, se := range s.byID {
+			if se.live == 0 && !se.used.After(at) {
+				oldest, at = id, se.used
+			}
+		}
+		delete(s.byID, oldest)
+	}
+}
+
+// hold marks the session in use while a stream of its page is open (the
+// event stream, the audio socket); release ends that.
+func (s *sessions) hold(id string) (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	se, ok := s.byID[id]
+	if !ok {
+		return func() {}
+	}
+	se.live++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		se.live--
+		se.used = time.Now()
+	}
 }
 
 // get returns the session's CSRF token, or false when there is no such session.
@@ -93,6 +151,12 @@ func (s *sessions) get(id string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	now := time.Now()
+	if se.live == 0 && now.Sub(se.used) > sessionIdleTTL {
+		delete(s.byID, id)
+		return "", false
+	}
+	se.used = now
 	return se.csrf, true
 }
 

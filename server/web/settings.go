@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/store"
@@ -49,6 +50,17 @@ func (s *Server) settingsData(c fiber.Ctx) views.SettingsData {
 	}
 	if s.cfg.API != nil {
 		d.APIAddr = s.cfg.API.Addr()
+		// Switched on but its port taken: say so, or the person only sees
+		// the API not answer.
+		if le, ok := s.cfg.API.(APIListenError); ok && d.APIAddr == "" && st.API.Enabled && st.Integration.Enabled {
+			switch port, err := le.ListenError(); {
+			case err == nil, port != st.API.Port: // listening, or about the port before a change
+			case errors.Is(err, syscall.EADDRINUSE):
+				d.APIDown = "taken"
+			default:
+				d.APIDown = "failed"
+			}
+		}
 	}
 	d.SIPTrace = s.tracer() != nil
 	d.Desktop = s.desktopView()

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,19 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 	if a.ID == "" {
 		a.ID = uuid.NewString()
 	}
+	// A new account's password is kept first: when the keyring refuses it
+	// (locked, a full disk under secrets.json) nothing is added, as the
+	// API's POST /accounts. Kept after the account, such a refusal left the
+	// account without its password, registering in vain, and the form, still
+	// a new account's, added it a second time on the next press.
+	isNew := !slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(x store.Account) bool { return x.ID == a.ID })
+	newSecret := isNew && s.cfg.Secrets != nil && c.FormValue("password") != ""
+	if newSecret {
+		s.setSecret(c, "password", "account:"+a.ID, &d)
+		if len(d.Errors) > 0 {
+			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		for i := range st.Accounts {
 			if st.Accounts[i].ID == a.ID {
@@ -99,11 +113,16 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 		return nil
 	})
 	if err != nil {
+		if newSecret {
+			_ = s.cfg.Secrets.Delete("account:" + a.ID) // no password without its account
+		}
 		placeErrors(err, accountFields, "_accounts", errs)
 		d.Errors = errs
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
-	s.setSecret(c, "password", "account:"+a.ID, &d)
+	if !newSecret {
+		s.setSecret(c, "password", "account:"+a.ID, &d)
+	}
 	if len(d.Errors) > 0 {
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
@@ -119,6 +138,19 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 // deleteAccount is POST /settings/accounts/:id/delete; its password goes too.
 func (s *Server) deleteAccount(c fiber.Ctx) error {
 	id := c.Params("id")
+	// The password goes first: when the keyring refuses (locked, a full
+	// disk under secrets.json) the account stays and the page says so.
+	// Removed after the account, such a refusal was only logged and left the
+	// password in the keyring for good, a secret without its account.
+	name := "account:" + id
+	pw, had := "", store.ErrNoSecret
+	if s.cfg.Secrets != nil && slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(a store.Account) bool { return a.ID == id }) {
+		pw, had = s.cfg.Secrets.Get(name)
+		if err := s.cfg.Secrets.Delete(name); err != nil && !errors.Is(err, store.ErrNoSecret) {
+			s.log.Warn("web: account kept, its password could not be removed", "account", id, "err", err)
+			return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("account.password_kept"))
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		out := st.Accounts[:0]
 		for _, a := range st.Accounts {
@@ -133,12 +165,10 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 		return nil
 	})
 	if err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
-	}
-	if s.cfg.Secrets != nil {
-		if err := s.cfg.Secrets.Delete("account:" + id); err != nil && !errors.Is(err, store.ErrNoSecret) {
-			s.log.Warn("web: delete account password", "err", err)
+		if had == nil {
+			_ = s.cfg.Secrets.Set(name, pw) // the account stays: so does its password
 		}
+		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
 	s.hub.poke()
 	return s.redirect(c, "/settings#sec-accounts")

@@ -59,7 +59,7 @@ func (s *Server) saveTaxonomy(c fiber.Ctx) error {
 			err = s.cfg.DB.CreateTaxonomy(c.Context(), t)
 		}
 		if err != nil {
-			errs["_taxonomy"] = err.Error()
+			errs["_taxonomy"] = s.storeWords(err, "taxonomy.gone")
 		}
 	}
 	d := s.settingsData(c)
@@ -78,7 +78,7 @@ func (s *Server) saveTaxonomy(c fiber.Ctx) error {
 // no longer offered for new tags.
 func (s *Server) retireTaxonomy(c fiber.Ctx) error {
 	if err := s.cfg.DB.RetireTaxonomy(c.Context(), c.Params("code")); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.fail(c, fiber.StatusBadRequest, s.storeWords(err, "taxonomy.gone"))
 	}
 	d := s.settingsData(c)
 	d.Saved = "taxonomy"

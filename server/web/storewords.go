@@ -1,0 +1,46 @@
+package web
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+
+	"github.com/softphone/softphone/store"
+	"github.com/softphone/softphone/views"
+)
+
+// storeWords words a refusal of the store (a history entry's tags or note,
+// a taxonomy entry saved or retired, a contact saved) in the page's language: the store's errors are English
+// and technical ("tags of history entry "x": not found"), and were shown as
+// they were, on German pages too. gone is the key for an id that does not
+// exist (any more); what it does not know is "that did not work", and the
+// log keeps the error.
+func (s *Server) storeWords(err error, gone string) string {
+	l := s.lang()
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return l.T(gone)
+	case errors.Is(err, store.ErrUnknownCode):
+		return l.T("store.unknowncode")
+	case errors.Is(err, store.ErrExists):
+		return l.T("store.exists")
+	}
+	s.log.Warn("web: not saved", "err", err)
+	return l.T("acterr.other")
+}
+
+// importWords words why a contacts file could not be read, in the page's
+// language: the readers' errors are English and technical ("read vCard:
+// bufio.Scanner: token too long").
+func importWords(l views.L, err error) string {
+	var pe *csv.ParseError
+	switch {
+	case errors.Is(err, errNoContacts):
+		return l.T("import.nocontacts")
+	case errors.Is(err, bufio.ErrTooLong):
+		return l.F("import.toolong", vcardMaxLine>>20)
+	case errors.As(err, &pe):
+		return l.F("import.csvline", pe.Line)
+	}
+	return l.T("import.unreadable")
+}
