@@ -84,7 +84,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		body := req.Body()
 		c.post(func() {
 			if r, err := parseSDP(body); err == nil {
-				if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+				if n, err := c.chooseMedia(r, false); err == nil {
 					if n.keys, err = c.answeredSec(r); err != nil {
 						c.endNotEncrypted(err)
 						return
