@@ -124,3 +124,66 @@ func TestOfferPointingMediaAtThisMachine(t *testing.T) {
 		})
 	}
 }
+
+// TestReinviteAndAnswerPointingMediaAtThisMachine: inside a call with a
+// peer elsewhere, a re-INVITE moving our media to 127.0.0.1 gets 488 and
+// the call stays; the answer of such a peer to our INVITE naming
+// 127.0.0.1 ends the call (confirmed with ACK, then BYE) as one without
+// usable media.
+func TestReinviteAndAnswerPointingMediaAtThisMachine(t *testing.T) {
+	peer := farPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "10.77.0.2", Port: peer.port(), Transport: "udp", Enabled: true, ExpiryS: 3600}
+	p := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "10.77.0.1:0", AutoAnswer: true}, Accounts: []store.Account{acc}},
+		secretMap{"account:" + acc.ID: "pw"}, nil)
+	reg, from := peer.read(t, "REGISTER")
+	peer.reply(t, reg, from, "200 OK")
+	sdpAt := func(ip string) string {
+		return string(buildSDP(ip, 40000, []audio.Codec{audio.CodecPCMU}, audio.SendRecv, 1, 1))
+	}
+
+	t.Run("re-INVITE", func(t *testing.T) {
+		r := &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(10, 77, 0, 1), Port: p.stackPort()},
+			callID: uuid.NewString(), ftag: "c" + uuid.NewString()[:8]}
+		br := r.request("INVITE", r.callID, r.ftag, "", 1, "", sdpAt("10.77.0.2"))
+		res := r.final(br)
+		if statusOf(res) != 200 {
+			t.Fatalf("auto-answer: %.40q", res)
+		}
+		r.ttag, r.cseq = tagOf(header(res, "To")), 1
+		r.ack(1, "")
+		c := p.waitState("", StateActive, 5*time.Second)
+		br = r.inDialog("INVITE", "", sdpAt("127.0.0.1"))
+		if res := r.final(br); statusOf(res) != 488 {
+			t.Fatalf("re-INVITE to 127.0.0.1 answered %.40q, want 488", res)
+		}
+		r.ack(2, br)
+		// The call stayed: the caller's BYE ends it (the caller's Contact
+		// names 127.0.0.1, where the phone's own BYE would not reach it).
+		if res := r.final(r.inDialog("BYE", "", "")); statusOf(res) != 200 {
+			t.Fatalf("BYE answered %.40q: the call did not stay", res)
+		}
+		p.waitState(c.ID, StateEnded, 5*time.Second)
+	})
+
+	t.Run("answer", func(t *testing.T) {
+		c, err := p.Dial(bg, "123", "")
+		must(t, err)
+		inv, from := peer.read(t, "INVITE")
+		body := sdpAt("127.0.0.1")
+		res := "SIP/2.0 200 OK\r\n"
+		for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+			res += h + ": " + header(inv, h) + "\r\n"
+		}
+		res += "To: " + header(inv, "To") + ";tag=peer\r\nContact: <sip:123@10.77.0.2:" + itoa(peer.port()) + ">\r\n" +
+			"Content-Type: application/sdp\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+		_, err = peer.conn.WriteToUDP([]byte(res), from)
+		must(t, err)
+		peer.read(t, "ACK")
+		ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+		if ended.Reason != ReasonFailed || ended.Outcome != OutcomeFailed {
+			t.Fatalf("ended %s/%s, want failed/failed", ended.Reason, ended.Outcome)
+		}
+		bye, bfrom := peer.read(t, "BYE")
+		peer.reply(t, bye, bfrom, "200 OK")
+	})
+}
