@@ -96,11 +96,42 @@ func (t *Transcripts) Serve(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			t.keepQueued(context.WithoutCancel(ctx))
 			return nil
 		case id := <-t.jobs:
+			if ctx.Err() != nil { // select took the job, not the stop
+				t.keepQueued(context.WithoutCancel(ctx), id)
+				return nil
+			}
 			if err := t.transcribe(ctx, id); err != nil {
 				t.log.Warn("transcript failed", "recording", id, "err", err)
 			}
+		}
+	}
+}
+
+// keepQueued saves the recordings still waiting when the phone stops as
+// pending, for resume at the next start. A done transcript (a retry was
+// asked for) is kept as it is rather than replaced by an empty one.
+func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
+	keep := func(id string) {
+		if tr, err := t.cfg.DB.GetTranscript(ctx, id); err == nil && tr.Status == "done" {
+			return
+		}
+		tr := store.Transcript{RecordingID: id, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending"}
+		if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+			t.log.Warn("queued transcript lost at the stop", "recording", id, "err", err)
+		}
+	}
+	for _, id := range taken {
+		keep(id)
+	}
+	for {
+		select {
+		case id := <-t.jobs:
+			keep(id)
+		default:
+			return
 		}
 	}
 }

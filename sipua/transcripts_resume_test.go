@@ -20,7 +20,7 @@ func (f fnTranscriber) Transcribe(ctx context.Context, path string) ([]audio.Seg
 }
 
 // A transcript the phone's shutdown cancels mid-run is not a failure: it
-// stays pending in SQLite and the next start transcribes it (README: "the
+// stays pending in SQLite, as does one still waiting in the queue, and the next start transcribes it (README: "the
 // queue is in SQLite and resumes at the next start").
 func TestTranscriptStoppedByShutdownResumes(t *testing.T) {
 	home := t.TempDir()
@@ -44,6 +44,14 @@ func TestTranscriptStoppedByShutdownResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A second recording waits in the queue behind the first at the stop.
+	if err := testpeer.WriteWAV(filepath.Join(home, "recordings", "r2.wav"), 16000, 1, pcm); err != nil {
+		t.Fatal(err)
+	}
+	rec2, err := db.CreateRecording(bg, store.Recording{CallID: "call-2", SeanceID: "s-2", Path: "recordings/r2.wav", StartedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	settings := store.DefaultSettings()
 	settings.Transcription.Recogniser, settings.Transcription.URL = "http", "http://127.0.0.1:1"
 	cfg := TranscriptsConfig{DB: db, Home: home, Settings: func() store.Settings { return settings }}
@@ -64,6 +72,9 @@ func TestTranscriptStoppedByShutdownResumes(t *testing.T) {
 	if err := tr.Enqueue(rec.ID); err != nil {
 		t.Fatal(err)
 	}
+	if err := tr.Enqueue(rec2.ID); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-started:
 	case <-time.After(5 * time.Second):
@@ -73,9 +84,11 @@ func TestTranscriptStoppedByShutdownResumes(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.GetTranscript(bg, rec.ID)
-	if err != nil || got.Status != "pending" || got.Error != "" {
-		t.Fatalf("transcript after the shutdown: %+v %v, want pending", got, err)
+	for _, id := range []string{rec.ID, rec2.ID} {
+		got, err := db.GetTranscript(bg, id)
+		if err != nil || got.Status != "pending" || got.Error != "" {
+			t.Fatalf("transcript after the shutdown: %+v %v, want pending", got, err)
+		}
 	}
 
 	// Next start: the pending transcript is run before anything new.
@@ -85,8 +98,10 @@ func TestTranscriptStoppedByShutdownResumes(t *testing.T) {
 		}), nil
 	}
 	NewTranscripts(cfg).resume(bg)
-	got, err = db.GetTranscript(bg, rec.ID)
-	if err != nil || got.Status != "done" || len(got.Segments) != 1 || got.Segments[0].Text != "hello again" {
-		t.Fatalf("transcript after the next start: %+v %v", got, err)
+	for _, id := range []string{rec.ID, rec2.ID} {
+		got, err := db.GetTranscript(bg, id)
+		if err != nil || got.Status != "done" || len(got.Segments) != 1 || got.Segments[0].Text != "hello again" {
+			t.Fatalf("transcript after the next start: %+v %v", got, err)
+		}
 	}
 }
