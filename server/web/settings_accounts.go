@@ -206,7 +206,7 @@ func (s *Server) webhookResend(c fiber.Ctx) error {
 		return s.fail(c, fiber.StatusServiceUnavailable, ErrNoWebhooks.Error())
 	}
 	if err := s.cfg.Webhooks.Resend(c.Context(), c.Params("id")); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.fail(c, fiber.StatusBadRequest, s.resendWords(err))
 	}
 	return s.renderSettings(c, s.settingsData(c), fiber.StatusOK)
 }

@@ -1,0 +1,24 @@
+package views
+
+// Texts of audit-http3, kept apart from the big dictionaries; init adds
+// them to both languages.
+var auditHTTP3EN = map[string]string{
+	"webhook.resend.gone": "That delivery is no longer in the log; nothing was sent again.",
+	"webhook.resend.off":  "Webhooks are switched off; nothing was sent again. Switch them on to send a delivery again.",
+	"webhook.resend.full": "The webhook queue is full; nothing was sent again. Try again once deliveries have gone out.",
+}
+
+var auditHTTP3DE = map[string]string{
+	"webhook.resend.gone": "Diese Zustellung steht nicht mehr im Protokoll; nichts wurde erneut gesendet.",
+	"webhook.resend.off":  "Webhooks sind ausgeschaltet; nichts wurde erneut gesendet. Schalten Sie sie ein, um eine Zustellung erneut zu senden.",
+	"webhook.resend.full": "Die Webhook-Warteschlange ist voll; nichts wurde erneut gesendet. Bitte noch einmal versuchen, sobald Zustellungen hinausgegangen sind.",
+}
+
+func init() {
+	for k, v := range auditHTTP3EN {
+		en[k] = v
+	}
+	for k, v := range auditHTTP3DE {
+		de[k] = v
+	}
+}
