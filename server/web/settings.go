@@ -87,7 +87,10 @@ func (s *Server) renderSettings(c fiber.Ctx, d views.SettingsData, status int) e
 type section struct {
 	fields []string // keys the form shows, for placing the store's errors
 	apply  func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors)
-	after  func(s *Server, c fiber.Ctx, d *views.SettingsData) // secrets, files: after a successful save
+	after  func(s *Server, c fiber.Ctx, d *views.SettingsData) // files, the desktop: after a successful save
+	// secrets are the form's fields kept in the keyring, with their keyring
+	// names for the settings being saved: kept before the settings are.
+	secrets func(st *store.Settings) [][2]string
 }
 
 // saveSection is POST /settings/:section. The form is read inside Update, so
@@ -100,13 +103,35 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		return fiber.ErrNotFound
 	}
 	errs := views.Errors{}
+	// The section's secrets are kept before its settings: when the keyring
+	// refuses one (locked, a full disk under secrets.json) nothing is saved
+	// and the page says why. Kept after, such a refusal left the settings
+	// saved with the secret before: webhooks sent to a new address with the
+	// header value (a credential) of the old receiver, a new recogniser
+	// address given the old key. When the settings are then refused, the
+	// secrets before are put back.
+	var undo []func()
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		sec.apply(s, c, st, errs)
 		if len(errs) > 0 {
 			return errForm
 		}
+		if sec.secrets != nil && s.cfg.Secrets != nil {
+			for _, f := range sec.secrets(st) {
+				if back, ok := s.keepSecret(c, f[0], f[1], errs); !ok {
+					return errForm
+				} else if back != nil {
+					undo = append(undo, back)
+				}
+			}
+		}
 		return nil
 	})
+	if err != nil {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
 	if err != nil && !errors.Is(err, errForm) {
 		placeErrors(err, sec.fields, "_"+name, errs)
 	}
@@ -121,6 +146,8 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		if len(d.Errors) > 0 {
 			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 		}
+	}
+	if sec.after != nil || sec.secrets != nil {
 		d = refreshSaved(s, c, d)
 	}
 	d.Saved = name
