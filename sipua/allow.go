@@ -53,12 +53,20 @@ func (p *Phone) onNoRoute(st *stack) func(*sip.Request, sip.ServerTransaction) {
 		}
 		res.AppendHeader(sip.NewHeader("Allow", st.allowHeader()))
 		_ = tx.Respond(res)
+		tx.Terminate() // statelessly, as noDialog and for the same reason
 	}
 }
 
 // onOptions answers OPTIONS with what the phone takes (RFC 3261 11.2).
+// The status is the one an INVITE would get (11.2: MUST): 403 to a host
+// that may not call the phone (sip.accept_calls_from), so a scanner learns
+// no more of it than of an INVITE; inside a call's dialog it is 200.
 func (p *Phone) onOptions(st *stack) func(*sip.Request, sip.ServerTransaction) {
 	return func(req *sip.Request, tx sip.ServerTransaction) {
+		if _, inCall := p.callForRequest(req); !inCall && !p.mayCall(req) {
+			p.refuse(req, tx)
+			return
+		}
 		res := sip.NewResponseFromRequest(req, 200, "OK", nil)
 		res.AppendHeader(sip.NewHeader("Allow", st.allowHeader()))
 		res.AppendHeader(sip.NewHeader("Accept", acceptHeader))

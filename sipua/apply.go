@@ -111,6 +111,7 @@ func (p *Phone) openStack(ctx context.Context, listen string) error {
 		p.log.Warn("no SIP over TLS listener", "error", err) // UDP and TCP work on
 	}
 	p.handle(st)
+	st.guard.trusted = p.isServerAddr
 	st.serve()
 	p.mu.Lock()
 	defer p.mu.Unlock()

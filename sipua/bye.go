@@ -83,7 +83,8 @@ func sendBye(ctx context.Context, out *sipgo.DialogClientSession, in *sipgo.Dial
 			return nil
 		}
 		var de sipgo.ErrDialogResponse
-		if err == nil || attempt > 0 || !errors.As(err, &de) || (de.Res.StatusCode != 401 && de.Res.StatusCode != 407) {
+		if err == nil || attempt > 0 || !errors.As(err, &de) || (de.Res.StatusCode != 401 && de.Res.StatusCode != 407) ||
+			!l.fromServer(de.Res) { // the digest leak (indialog.go)
 			return err
 		}
 		if auth, err = digestHeader(req, de.Res, l.authUser(), l.password()); err != nil {

@@ -44,6 +44,7 @@ type call struct {
 	acked      chan struct{} // incoming: closed when the ACK of our 2xx arrived (onAck)
 	ackOnce    sync.Once
 	refer      *referWait  // a REFER we sent, waiting for its outcome
+	referIn    bool        // a REFER we took: its call is being placed
 	endHint    string      // reason to use when the other side ends the call
 	answerAt   *time.Timer // Call-Info answer-after; no-answer timeout of outgoing calls
 	sdpSession uint64
@@ -53,6 +54,9 @@ type call struct {
 	ringMu     sync.Mutex
 	ringT      *time.Timer // incoming: the ring timeout, stopped by closeFinal
 	byeing     bool        // a BYE of ours is on its way
+	// a re-INVITE of ours waits for its answer; read off the call's
+	// goroutine, which that wait holds (RFC 3261 14.2 glare, onInvite)
+	reinviting atomic.Bool
 	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string

@@ -81,6 +81,18 @@ func (p *Phone) mayCall(req *sip.Request) bool {
 	return false
 }
 
+// isServerAddr says whether ip is a server of any enabled account.
+func (p *Phone) isServerAddr(ip netip.Addr) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range p.order {
+		if l := p.lines[id]; l.acc.Enabled && l.isServer(ip) {
+			return true
+		}
+	}
+	return false
+}
+
 // sourceAddr is the IP a message came from ("ip:port" in sipgo's Source).
 func sourceAddr(m sip.Message) netip.Addr {
 	ap, err := netip.ParseAddrPort(m.Source())
@@ -156,7 +168,13 @@ func (l *line) resolveServers(ctx context.Context) {
 // request at debug level (scanners knock all day).
 func (p *Phone) refuse(req *sip.Request, tx sip.ServerTransaction) {
 	p.refused.n.Add(1)
-	p.log.Debug("INVITE refused: not from the accounts' servers (sip.accept_calls_from)", "source", req.Source(),
+	p.log.Debug(req.Method.String()+" refused: not from the accounts' servers (sip.accept_calls_from)", "source", req.Source(),
 		"to", req.Recipient.String())
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 403, "Forbidden", nil))
+	// Answered statelessly (RFC 3261 8.2.7): the transaction is let go
+	// at once instead of resending the 403 over UDP until an ACK or for
+	// 32 s. A flood of INVITEs from strangers (or from forged sources)
+	// held about 4 KiB each for those 32 s and had each answered up to
+	// ten times toward the address it named.
+	tx.Terminate()
 }

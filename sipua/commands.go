@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
@@ -66,15 +67,43 @@ func (c *call) hangup(ctx context.Context, reason string) error {
 	})
 }
 
+// errGlare: the other side answered our re-INVITE 491 (RFC 3261 14.1).
+var errGlare = errors.New("re-INVITEs crossed")
+
 // Hold puts a connected call on hold: re-INVITE with sendonly (inactive
 // when the other side holds too), RFC 3264 8.4.
 func (p *Phone) Hold(ctx context.Context, id string) error {
-	return p.on(ctx, id, "hold", func(c *call) error { return c.setHold(ctx, true) })
+	return p.holdOrResume(ctx, id, "hold", true)
 }
 
 // Resume takes a call off hold: re-INVITE with sendrecv.
 func (p *Phone) Resume(ctx context.Context, id string) error {
-	return p.on(ctx, id, "resume", func(c *call) error { return c.setHold(ctx, false) })
+	return p.holdOrResume(ctx, id, "resume", false)
+}
+
+// holdOrResume sends the re-INVITE, and once more after a 491 (glare: the
+// other side's re-INVITE crossed ours), after the wait of RFC 3261 14.1:
+// 2.1-4 s when we own the Call-ID (we placed the call), else 0-2 s. The
+// wait is outside the call's goroutine, so the other side's retry is
+// taken meanwhile; then ours goes.
+func (p *Phone) holdOrResume(ctx context.Context, id, what string, hold bool) error {
+	var owner bool
+	err := p.on(ctx, id, what, func(c *call) error { owner = c.out != nil; return c.setHold(ctx, hold) })
+	if !errors.Is(err, errGlare) {
+		return err
+	}
+	wait := time.Duration(rand.Int64N(201)) * 10 * time.Millisecond // 0-2 s in units of 10 ms
+	if owner {
+		wait = 2100*time.Millisecond + time.Duration(rand.Int64N(191))*10*time.Millisecond // 2.1-4 s
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return err
+	}
+	return p.on(ctx, id, what, func(c *call) error { return c.setHold(ctx, hold) })
 }
 
 func (c *call) setHold(ctx context.Context, hold bool) error {
@@ -91,9 +120,14 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 	if c.remoteHold {
 		dir = map[bool]mediaDir{true: dirInactive, false: dirRecvOnly}[hold]
 	}
+	c.reinviting.Store(true) // glare: theirs gets 491 meanwhile (onInvite)
 	res, err := c.request(ctx, sip.INVITE, c.localSDP(c.sessionCodecs(), dir), "application/sdp")
+	c.reinviting.Store(false)
 	if err != nil {
 		return err
+	}
+	if res.StatusCode == 491 {
+		return fmt.Errorf("%w: re-INVITE: %d %s", errGlare, res.StatusCode, res.Reason)
 	}
 	if !res.IsSuccess() {
 		return fmt.Errorf("re-INVITE: %d %s", res.StatusCode, res.Reason)
@@ -116,8 +150,11 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 	return nil
 }
 
-func (c *call) isConnected() bool {
-	switch c.c.State {
+func (c *call) isConnected() bool { return isConnectedState(c.c.State) }
+
+// isConnectedState says whether a call in s was answered and goes on.
+func isConnectedState(s CallState) bool {
+	switch s {
 	case StateActive, StateHold, StateOnHold, StateConference:
 		return true
 	}

@@ -33,8 +33,18 @@ func (p *Phone) handle(st *stack) {
 	st.srv.OnNoRoute(p.onNoRoute(st))
 	st.srv.OnCancel(func(req *sip.Request, tx sip.ServerTransaction) {
 		// A CANCEL that matched an INVITE was handled by the transaction layer.
-		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+		noDialog(req, tx)
 	})
+}
+
+// noDialog answers 481 to a request that matches no dialog of ours, and
+// statelessly (RFC 3261 8.2.7), as refuse answers strangers: anyone can
+// send such requests (forged BYEs, scans), and each answered by a
+// transaction held about 4 KiB for 32 s (Timer J; H for INVITE) while
+// resending its answer over UDP toward the address the request named.
+func noDialog(req *sip.Request, tx sip.ServerTransaction) {
+	_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+	tx.Terminate()
 }
 
 // inDialog wraps a handler of a request inside a call: 481 when no call
@@ -45,7 +55,7 @@ func (p *Phone) inDialog(fn func(*call, *sip.Request, sip.ServerTransaction)) fu
 		if ok && c.do(context.Background(), func() error { fn(c, req, tx); return nil }) == nil {
 			return
 		}
-		_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+		noDialog(req, tx)
 	}
 }
 
@@ -55,15 +65,21 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		p.log.Debug("ACK outside any call", "call-id", req.CallID().Value(), "to", req.To().Value(), "keys", p.dialogKeys(), "me", p.stack.udpPort, "src", req.Source())
 		return
 	}
+	// offerIn200: this ACK confirms our 200 to an INVITE without SDP, whose
+	// offer we made; the answer must be in it (RFC 3261 13.2.1).
+	offerIn200 := false
 	if c.in != nil {
 		if err := c.in.ReadAck(req, tx); err != nil {
 			p.log.Debug("ACK", "call", c.id, "error", err)
 		}
 		if c.acked != nil {
-			c.ackOnce.Do(func() { close(c.acked) })
+			c.ackOnce.Do(func() {
+				close(c.acked)
+				offerIn200 = len(c.in.InviteRequest.Body()) == 0
+			})
 		}
 	}
-	if len(req.Body()) > 0 {
+	if len(req.Body()) > 0 || offerIn200 {
 		// Answer to the offer we put in a 200 (INVITE without SDP).
 		body := req.Body()
 		c.post(func() {
@@ -74,7 +90,15 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 						return
 					}
 					_ = c.applyMedia(n, answerDirection(r.dir, c.localHold))
+					return
 				}
+			}
+			if offerIn200 && c.c.State != StateEnded {
+				// No answer we can use: hung up rather than a line
+				// without audio (as a 200 without one, outgoing.go).
+				c.p.log.Info("call failed: the ACK has no usable answer to our offer", "call", c.id, "sdp_bytes", len(body))
+				c.bye()
+				c.end(ReasonFailed, OutcomeAnswered)
 			}
 		})
 	}
@@ -85,10 +109,24 @@ func (p *Phone) onBye(req *sip.Request, tx sip.ServerTransaction) {
 	if ok && c.do(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
 		return
 	}
-	_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+	noDialog(req, tx)
 }
 
 func (c *call) onBye(req *sip.Request, tx sip.ServerTransaction) {
+	if c.c.State == StateRingingIn {
+		// The caller left a call still ringing here by BYE instead of
+		// CANCEL: 200 to the BYE, then 487 to the INVITE (RFC 3261
+		// 15.1.2), which closes final. Without that final answer the
+		// INVITE's handler waited for ever and kept its ringing place.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
+		sess := c.in
+		go func() {
+			_ = sess.Respond(487, "Request Terminated", nil)
+			c.closeFinal()
+		}()
+		c.end(ReasonCancelled, OutcomeMissed)
+		return
+	}
 	var err error
 	if c.out != nil {
 		err = c.out.ReadBye(req, tx)
@@ -104,7 +142,9 @@ func (c *call) onBye(req *sip.Request, tx sip.ServerTransaction) {
 // onInfo takes DTMF sent as SIP INFO (application/dtmf-relay or
 // application/dtmf).
 func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	ctype := ""
 	if h := req.ContentType(); h != nil {
 		ctype = h.Value()
@@ -116,6 +156,37 @@ func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	c.dtmfIn(d)
+}
+
+// inOrder checks the CSeq of a request inside the call's dialog: one
+// lower than the last taken is out of order (a late duplicate) and gets
+// 500 (RFC 3261 12.2.2: MUST), so it neither repeats a digit nor a
+// transfer.
+func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
+	c.afterAck()
+	if err := c.dlg.ReadRequest(req, tx); err != nil {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
+		return false
+	}
+	return true
+}
+
+// afterAck waits, in a call answered here, until the ACK of our 200 has
+// been read (or the 200's retransmissions ended), before a request of the
+// caller's is taken in the dialog. Its CSeq moves the dialog's remote CSeq
+// on, and sipgo reads an ACK whose CSeq is not the current one as no ACK:
+// a caller's INFO or re-INVITE handled before its ACK (requests are
+// handled side by side; Asterisk re-INVITEs for direct media at once)
+// left the 200 unconfirmed, and the call ended as failed 32 s later.
+// onAck needs neither this goroutine nor the call's.
+func (c *call) afterAck() {
+	if c.in == nil || c.acked == nil || !c.isConnected() {
+		return // not answered here: ringing requests do not wait
+	}
+	select {
+	case <-c.acked:
+	case <-c.final:
+	}
 }
 
 // onDTMF is the media session's callback for RFC 4733 digits.

@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,16 +19,34 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	if to := req.To(); to != nil && to.Params.Has("tag") {
 		c, ok := p.callForRequest(req)
 		if !ok {
-			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			noDialog(req, tx)
+			return
+		}
+		if c.reinviting.Load() {
+			// RFC 3261 14.2: an INVITE of ours on this dialog is in
+			// progress; the far end retries after a random wait (14.1).
+			// Waiting for ours instead left both sides waiting when the
+			// far end did the same.
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
 			return
 		}
 		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
-			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			noDialog(req, tx)
 		}
 		return
 	}
 	if !p.mayCall(req) {
 		p.refuse(req, tx)
+		return
+	}
+	if bad := unsupportedRequire(req); len(bad) > 0 {
+		// RFC 3261 8.2.2.3: an extension the caller requires and we do
+		// not have (100rel, precondition, timer ...) gets 420 naming it;
+		// the caller may try again without. Ringing and answering as if
+		// it were there broke what the caller relied on.
+		res := sip.NewResponseFromRequest(req, 420, "Bad Extension", nil)
+		res.AppendHeader(sip.NewHeader("Unsupported", strings.Join(bad, ", ")))
+		_ = tx.Respond(res)
 		return
 	}
 	l := p.lineForIncoming(req)
@@ -36,13 +55,26 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		return
 	}
 	var replaced *call
+	if len(req.GetHeaders("Replaces")) > 1 {
+		// RFC 3891 3: MUST 400; which call it replaces is not clear.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
+		return
+	}
 	if h := req.GetHeader("Replaces"); h != nil {
 		r, err := parseReplaces(h.Value())
 		if err == nil {
 			replaced = p.callByTags(r)
 		}
-		if replaced == nil {
+		// RFC 3891 3: only a confirmed dialog is replaced here (an early
+		// one we did not initiate, a call ringing in, gets 481: its caller
+		// could otherwise have it answered without anyone taking it), and
+		// not when early-only asks for an early one (486).
+		if replaced == nil || !isConnectedState(replaced.snapshot().State) {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 481, "Call/Transaction Does Not Exist", nil))
+			return
+		}
+		if r.earlyOnly {
+			_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 			return
 		}
 	}
@@ -324,6 +356,25 @@ func (p *Phone) lineForIncoming(req *sip.Request) *line {
 		}
 	}
 	return nil
+}
+
+// supportedExtensions are the option tags the phone implements as a UAS:
+// Replaces (RFC 3891).
+var supportedExtensions = []string{"replaces"}
+
+// unsupportedRequire lists the option tags of req's Require headers the
+// phone does not implement.
+func unsupportedRequire(req *sip.Request) []string {
+	var out []string
+	for _, h := range req.GetHeaders("Require") {
+		for _, tag := range strings.Split(h.Value(), ",") {
+			tag = strings.ToLower(strings.TrimSpace(tag))
+			if tag != "" && !slices.Contains(supportedExtensions, tag) && !slices.Contains(out, tag) {
+				out = append(out, tag)
+			}
+		}
+	}
+	return out
 }
 
 // answerAfter reads Call-Info: <...>;answer-after=N (the auto-answer hint

@@ -67,6 +67,18 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 	}
 	ctx, cancel := context.WithTimeout(ctx, inDialogTimeout)
 	defer cancel()
+	if c.in != nil && c.final != nil {
+		// A call we answered: nothing goes inside its dialog before the
+		// ACK of our 2xx (or the end of its retransmissions), as for BYE
+		// (bye.go): the INVITE transaction is still in progress (RFC 3261
+		// 14.1; RFC 6026 Accepted), and sipgo's WriteResponse writes the
+		// session's InviteResponse until then, which requests read.
+		select {
+		case <-c.final:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		}
+	}
 	var auth sip.Header
 	for attempt := 0; ; attempt++ {
 		req := sip.NewRequest(method, c.remoteTarget())
@@ -81,7 +93,7 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 		}
 		req.SetBody(body)
 		res, err := c.send(ctx, req)
-		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) {
+		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) || !c.line.fromServer(res) {
 			return res, err
 		}
 		if auth, err = digestHeader(req, res, c.line.authUser(), c.line.password()); err != nil {
@@ -120,6 +132,17 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
+}
+
+// fromServer says whether a response came from one of the account's
+// servers. Only their challenges are answered inside a dialog: a far end
+// reached directly (its Contact, no Record-Route) that answers 401/407
+// with a nonce of its own gets a digest of the account's password it can
+// try passwords against offline (the "SIP digest leak"); a call to it is
+// all it takes, a sip: link on a web page dialled from the desktop.
+func (l *line) fromServer(m sip.Message) bool {
+	ip := sourceAddr(m)
+	return ip.IsValid() && l.isServer(ip)
 }
 
 // digestHeader answers a 401/407 challenge (RFC 3261 22.2, RFC 2617).
@@ -202,6 +225,7 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 // onReinvite answers a re-INVITE: the other side holds, resumes or moves
 // its media (RFC 3264 8.4). Runs on the call's goroutine.
 func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
+	c.afterAck()
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return

@@ -21,9 +21,15 @@ import (
 // carry a complete message within msgTimeout of opening or of their first
 // byte after the last message, and are closed after connIdle without one.
 // Connections we open (to the registrar) are not wrapped: they stay.
+// A peer must also take what the phone writes: a write that waits longer
+// than writeTimeout closes the connection, and nothing more is read from a
+// connection while a write to it waits. Otherwise a peer that sends
+// requests and never reads their answers held a goroutine (and a
+// transaction) per request, without bound, for as long as it kept sending.
 const (
 	msgTimeout     = 32 * time.Second // 64*T1, the longest a transaction waits (RFC 3261 17.1.1.2)
 	connIdle       = 10 * time.Minute
+	writeTimeout   = 10 * time.Second
 	maxConnsPerIP  = 64
 	maxConnsTotal  = 1024
 	maxRingingIn   = 8                 // incoming calls ringing at once; more get 486
@@ -39,13 +45,20 @@ type connGuard struct {
 	refused uint64                  // connections closed at once: over a limit
 	log     *slog.Logger
 
-	msgTimeout, idle atomic.Int64  // time.Duration; tests shorten them
-	timedOut         atomic.Uint64 // connections closed by the clocks
+	msgTimeout, idle, write atomic.Int64  // time.Duration; tests shorten them
+	timedOut                atomic.Uint64 // connections closed by the clocks
+
+	// trusted says whether an address is one of the accounts' servers:
+	// their connections are taken even when strangers hold all
+	// maxConnsTotal (a PBX opens one to our Contact to deliver a call).
+	// Nil: none is. Set before the listeners serve.
+	trusted func(netip.Addr) bool
 }
 
 func newConnGuard(log *slog.Logger) *connGuard {
 	g := &connGuard{perIP: map[netip.Addr]int{}, byAddr: map[string]*guardedConn{}, log: log}
 	g.setTimeouts(msgTimeout, connIdle)
+	g.write.Store(int64(writeTimeout))
 	return g
 }
 
@@ -87,9 +100,10 @@ func (g *connGuard) admit(c net.Conn) *guardedConn {
 		return nil
 	}
 	ip := ap.Addr().Unmap()
+	server := g.trusted != nil && g.trusted(ip) // not under g.mu: it takes the phone's locks
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.total >= maxConnsTotal || g.perIP[ip] >= maxConnsPerIP {
+	if g.total >= maxConnsTotal && !server || g.perIP[ip] >= maxConnsPerIP {
 		g.refused++
 		if g.refused == 1 || g.refused%1000 == 0 {
 			g.log.Warn("SIP connection refused: too many open", "from", ip.String(), "refused", g.refused)
@@ -99,6 +113,7 @@ func (g *connGuard) admit(c net.Conn) *guardedConn {
 	g.total++
 	g.perIP[ip]++
 	gc := &guardedConn{Conn: c, g: g, ip: ip, raddr: c.RemoteAddr().String(), last: time.Now()}
+	gc.wdone = sync.NewCond(&gc.wmu)
 	g.byAddr[gc.raddr] = gc
 	return gc
 }
@@ -153,6 +168,10 @@ type guardedConn struct {
 	last    time.Time // opened, or the last complete message
 	pending bool      // bytes read since last; the message must complete in msgTimeout
 	seen    bool      // a complete message has come
+
+	wmu     sync.Mutex
+	wdone   *sync.Cond // signalled when no write is under way
+	writing int        // writes under way
 }
 
 // deadline is when the current Read gives up: msgTimeout after opening
@@ -168,6 +187,14 @@ func (c *guardedConn) deadline() time.Time {
 }
 
 func (c *guardedConn) Read(b []byte) (int, error) {
+	// Nothing more is taken from a peer while it does not take our
+	// answers: each message read becomes a goroutine that writes one.
+	// A write waits at most writeTimeout, so this wait ends.
+	c.wmu.Lock()
+	for c.writing > 0 {
+		c.wdone.Wait()
+	}
+	c.wmu.Unlock()
 	if err := c.Conn.SetReadDeadline(c.deadline()); err != nil {
 		return 0, err
 	}
@@ -185,6 +212,30 @@ func (c *guardedConn) Read(b []byte) (int, error) {
 			c.pending, c.last = true, time.Now()
 		}
 		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// Write gives up after writeTimeout and closes the connection: the peer
+// does not read what we send.
+func (c *guardedConn) Write(b []byte) (int, error) {
+	c.wmu.Lock()
+	c.writing++
+	c.wmu.Unlock()
+	defer func() {
+		c.wmu.Lock()
+		if c.writing--; c.writing == 0 {
+			c.wdone.Broadcast()
+		}
+		c.wmu.Unlock()
+	}()
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(time.Duration(c.g.write.Load()))); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.g.timedOut.Add(1)
+		_ = c.Close()
 	}
 	return n, err
 }

@@ -174,7 +174,12 @@ func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession, 
 	status, reason := 0, ""
 	if err == nil {
 		status, reason = 200, "OK"
-		if c.do(bg, func() error { return c.onAnswered(sess) }) == ErrNoCall {
+		aerr := c.do(bg, func() error { return c.onAnswered(sess) })
+		if errors.Is(aerr, errAnswerMedia) {
+			// Answered, then hung up here: a transfer to it failed.
+			status, reason = 488, "Not Acceptable Here"
+		}
+		if aerr == ErrNoCall {
 			// Hung up while the 200 was on its way: confirm and leave.
 			_ = sess.Ack(bg)
 			bctx, cancel := context.WithTimeout(bg, inDialogTimeout)
@@ -241,6 +246,7 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 		// dropped it): the call still rang.
 		c.setState(StateRingingOut)
 	}
+	usable := false
 	if rs, err := parseSDP(res.Body()); err == nil {
 		c.noteSignalPeer(res)
 		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
@@ -250,11 +256,21 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 				c.p.log.Info("call refused: media not encrypted", "call", c.id, "error", err)
 				c.bye()
 				c.end(ReasonNotEncrypted, OutcomeFailed)
-				return nil
+				return fmt.Errorf("%w: %w", errAnswerMedia, err)
 			}
 			_ = c.applyMedia(n, dirSendRecv)
 			c.remoteHold = rs.dir == dirSendOnly || rs.dir == dirInactive
+			usable = true
 		}
+	}
+	if !usable && (len(res.Body()) > 0 || c.neg.remote == nil) {
+		// No answer we can use to our offer (none in a 183 before either):
+		// confirmed (ACK above) and hung up, rather than a line without
+		// audio (RFC 3261 13.2.1, RFC 3264 6).
+		c.p.log.Info("call failed: the answer has no usable media", "call", c.id, "sdp_bytes", len(res.Body()))
+		c.bye()
+		c.end(ReasonFailed, OutcomeFailed)
+		return errAnswerMedia
 	}
 	if ct := res.Contact(); ct != nil {
 		_, _, c.c.URI = partyOf("", ct.Address)
@@ -268,6 +284,10 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	c.connected()
 	return nil
 }
+
+// errAnswerMedia: the 2xx to our INVITE had no media we can use; the call
+// was confirmed and hung up.
+var errAnswerMedia = errors.New("the answer has no usable media")
 
 // onRefused ends a call the other side (or the network) did not take.
 func (c *call) onRefused(status int, err error) {

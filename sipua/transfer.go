@@ -176,7 +176,9 @@ func (p *Phone) refer(ctx context.Context, id string, referTo func(*call) (strin
 
 // onNotify takes the progress of our REFER (message/sipfrag).
 func (c *call) onNotify(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 200, "OK", nil))
 	w := c.refer
 	if w == nil {
@@ -209,7 +211,9 @@ func (c *call) onNotify(req *sip.Request, tx sip.ServerTransaction) {
 // (keeping the seance id), report progress by NOTIFY, and leave when the
 // target answers (RFC 3515, RFC 5589 6).
 func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
-	_ = c.dlg.ReadRequest(req, tx)
+	if !c.inOrder(req, tx) {
+		return
+	}
 	rt := req.GetHeader("Refer-To")
 	if rt == nil || !c.isConnected() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
@@ -220,6 +224,14 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}
+	if c.referIn {
+		// One transfer at a time: each REFER taken places a call, so a far
+		// end sending many would have the phone ring any number of
+		// targets at once on the user's account.
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
+		return
+	}
+	c.referIn = true
 	_ = tx.Respond(sip.NewResponseFromRequest(req, 202, "Accepted", nil))
 	c.notifyRefer(100, "Trying", false)
 	var hdrs []sip.Header
@@ -233,6 +245,7 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 			onSettled: func(status int, reason string) {
 				_ = c.do(context.Background(), func() error {
 					c.notifyRefer(status, reason, true)
+					c.referIn = false
 					if status >= 200 && status < 300 {
 						c.bye()
 						c.end(ReasonTransferred, OutcomeAnswered)
@@ -245,7 +258,7 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		if err != nil {
 			_ = c.do(context.Background(), func() error {
 				c.notifyRefer(503, "Service Unavailable", true)
-				c.endHint = ""
+				c.endHint, c.referIn = "", false
 				return nil
 			})
 		}
