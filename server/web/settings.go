@@ -133,7 +133,7 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		}
 	}
 	if err != nil && !errors.Is(err, errForm) {
-		placeErrors(err, sec.fields, "_"+name, errs)
+		placeSaveError(s, c, err, sec.fields, "_"+name, errs)
 	}
 	if len(errs) > 0 {
 		d := s.settingsData(c)
@@ -166,6 +166,20 @@ func refreshSaved(s *Server, c fiber.Ctx, d views.SettingsData) views.SettingsDa
 
 // placeErrors puts the store's validation errors (`api.port: must be 1-65535`)
 // next to their fields; one for a key the form does not show goes to the form.
+// placeSaveError is placeErrors for a save the settings file refused: on a
+// full disk it says so in the page's language. The error was shown as it
+// was, English on German pages too, with the settings file's path ("save
+// settings /home/…/settings.json: write …: no space left on device").
+// settings.json is replaced atomically: the settings before stand.
+func placeSaveError(s *Server, c fiber.Ctx, err error, fields []string, fallback string, errs views.Errors) {
+	if store.IsDiskFull(err) {
+		s.log.Warn("web: settings not saved", "err", err)
+		errs[fallback] = reqLang(c).T("settings.diskfull")
+		return
+	}
+	placeErrors(err, fields, fallback, errs)
+}
+
 func placeErrors(err error, fields []string, fallback string, errs views.Errors) {
 	var walk func(error)
 	found := false

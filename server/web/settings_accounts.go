@@ -127,7 +127,7 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 				_ = s.cfg.Secrets.Delete(name) // no password without its account
 			}
 		}
-		placeErrors(err, accountFields, "_accounts", errs)
+		placeSaveError(s, c, err, accountFields, "_accounts", errs)
 		d.Errors = errs
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
@@ -172,6 +172,10 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 	if err != nil {
 		if had == nil {
 			_ = s.cfg.Secrets.Set(name, pw) // the account stays: so does its password
+		}
+		if store.IsDiskFull(err) {
+			s.log.Warn("web: account kept, the settings could not be saved", "account", id, "err", err)
+			return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("settings.diskfull"))
 		}
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
