@@ -109,21 +109,37 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 	// saved with the secret before: webhooks sent to a new address with the
 	// header value (a credential) of the old receiver, a new recogniser
 	// address given the old key. When the settings are then refused, the
-	// secrets before are put back.
+	// secrets before are put back. The form is checked on a copy first: the
+	// keyring (up to 3 s a call) is not asked inside Update, whose lock every
+	// reader of the settings waits on.
 	var undo []func()
+	if sec.secrets != nil && s.cfg.Secrets != nil {
+		trial := s.cfg.Settings.Get()
+		sec.apply(s, c, &trial, errs)
+		if len(errs) == 0 {
+			for _, f := range sec.secrets(&trial) {
+				back, ok := s.keepSecret(c, f[0], f[1], errs)
+				if !ok {
+					break
+				}
+				if back != nil {
+					undo = append(undo, back)
+				}
+			}
+		}
+		if len(errs) > 0 {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+			d := s.settingsData(c)
+			d.Errors = errs
+			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		sec.apply(s, c, st, errs)
 		if len(errs) > 0 {
 			return errForm
-		}
-		if sec.secrets != nil && s.cfg.Secrets != nil {
-			for _, f := range sec.secrets(st) {
-				if back, ok := s.keepSecret(c, f[0], f[1], errs); !ok {
-					return errForm
-				} else if back != nil {
-					undo = append(undo, back)
-				}
-			}
 		}
 		return nil
 	})
