@@ -18,13 +18,18 @@ import (
 // every SIP event becomes an op on its queue (a serial operations queue, as
 // in pion). Its life is ctx; the cause of ctx is the hang-up reason.
 type call struct {
-	p      *Phone
-	id     string
-	ops    chan func()
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	done   chan struct{}
-	snap   atomic.Pointer[Call]
+	p   *Phone
+	id  string
+	ops chan func()
+	// RFC 4733 digits from the media session, in arrival order, for run;
+	// beyond its bound they are dropped (dtmfDropped) rather than piling
+	// up goroutines or memory under a flood of events
+	dtmfq       chan byte
+	dtmfDropped atomic.Uint64
+	ctx         context.Context
+	cancel      context.CancelCauseFunc
+	done        chan struct{}
+	snap        atomic.Pointer[Call]
 
 	// owned by run
 	c          Call
@@ -82,7 +87,7 @@ func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
 	if seance == "" {
 		seance = uuid.NewString()
 	}
-	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), ctx: ctx, cancel: cancel,
+	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), dtmfq: make(chan byte, dtmfQueue), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), line: l, acc: l.acc, sdpSession: uint64(now.UnixNano() & 0x7fffffffffff)}
 	c.c = Call{ID: c.id, SeanceID: seance, AccountID: l.acc.ID, Account: accountName(l.acc),
 		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone, TLS: l.acc.Transport == "tls"}
@@ -114,6 +119,8 @@ func (c *call) run() {
 		select {
 		case op := <-c.ops:
 			op()
+		case d := <-c.dtmfq:
+			c.dtmfIn(d)
 		case <-c.ctx.Done():
 		}
 		if c.c.State == StateEnded {

@@ -133,7 +133,7 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 		return fmt.Errorf("re-INVITE: %d %s", res.StatusCode, res.Reason)
 	}
 	if r, err := parseSDP(res.Body()); err == nil {
-		if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+		if n, err := c.chooseMedia(r, false); err == nil {
 			if n.keys, err = c.answeredSec(r); err != nil {
 				c.endNotEncrypted(err)
 				return err

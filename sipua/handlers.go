@@ -84,7 +84,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		body := req.Body()
 		c.post(func() {
 			if r, err := parseSDP(body); err == nil {
-				if n, err := choose(r, c.p.media.Codecs(), false); err == nil {
+				if n, err := c.chooseMedia(r, false); err == nil {
 					if n.keys, err = c.answeredSec(r); err != nil {
 						c.endNotEncrypted(err)
 						return
@@ -189,9 +189,22 @@ func (c *call) afterAck() {
 	}
 }
 
-// onDTMF is the media session's callback for RFC 4733 digits.
+// dtmfQueue bounds the digits waiting for a call's goroutine. A person
+// keys a few digits a second; a peer sending far more is flooding.
+const dtmfQueue = 64
+
+// onDTMF is the media session's callback for RFC 4733 digits. It never
+// blocks the media reader: digits go, in order, to a bounded queue the
+// call's goroutine drains (one goroutine per digit published them in any
+// order and let a flood of events pile up goroutines).
 func (c *call) onDTMF(d byte) {
-	c.post(func() { c.dtmfIn(d) })
+	select {
+	case c.dtmfq <- d:
+	default:
+		if c.dtmfDropped.Add(1) == 1 {
+			c.p.log.Warn("DTMF queue full: dropping the far end's digits", "call", c.id, "queue", dtmfQueue)
+		}
+	}
 }
 
 func (c *call) dtmfIn(d byte) {

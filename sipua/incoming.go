@@ -125,7 +125,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 // onRing sends 180 and decides: DND, auto-answer, answer-after, or ring.
 func (c *call) onRing(req *sip.Request, replaced *call) {
 	s := c.p.settingsNow().SIP
-	if c.refuseClearOffer(req) {
+	if c.refuseClearOffer(req) || c.refuseLocalMedia(req) {
 		return
 	}
 	if s.DoNotDisturb && replaced == nil {
@@ -269,7 +269,7 @@ func (c *call) prepareAnswer() (*sip.Response, int, string, error) {
 		r, err := parseSDP(offer)
 		var n negotiated
 		if err == nil {
-			n, err = choose(r, c.p.media.Codecs(), true)
+			n, err = c.chooseMedia(r, true)
 		}
 		if err == nil {
 			_, n.keys, err = c.answerSec(r)

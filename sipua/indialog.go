@@ -240,7 +240,7 @@ func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
 		r, err := parseSDP(body)
 		if err == nil {
 			var n negotiated
-			n, err = choose(r, c.p.media.Codecs(), true)
+			n, err = c.chooseMedia(r, true)
 			if err == nil {
 				_, n.keys, err = c.answerSec(r)
 			}

@@ -121,9 +121,11 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	return true, nil
 }
 
-// adoptDTLS keeps a running association when the far end's certificate
-// and the roles stay; anything else is a new plan (a new handshake would
-// need a new media session, so a change is only logged by startDTLS).
+// adoptDTLS keeps a running association (and its roles) while the far
+// end's certificate stays (RFC 5763 6.7.1); a new fingerprint is a new
+// plan, which startDTLS hands to the same media session: audio's StartDTLS
+// drops the old association and its SRTP keys and runs a new handshake
+// (RFC 5763 5), so no new media session is needed.
 func (s *callSec) adoptDTLS(client bool, fp string) {
 	if s.dtls != nil && strings.EqualFold(s.dtls.fingerprint, fp) {
 		return

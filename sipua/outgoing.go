@@ -214,7 +214,7 @@ func (c *call) onRinging(r *sip.Response) {
 	if len(r.Body()) > 0 {
 		c.noteSignalPeer(r)
 		if rs, err := parseSDP(r.Body()); err == nil {
-			n, err := choose(rs, c.p.media.Codecs(), false)
+			n, err := c.chooseMedia(rs, false)
 			if err == nil {
 				n.keys, err = c.answeredSec(rs)
 			}
@@ -249,7 +249,7 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 	usable := false
 	if rs, err := parseSDP(res.Body()); err == nil {
 		c.noteSignalPeer(res)
-		if n, err := choose(rs, c.p.media.Codecs(), false); err == nil {
+		if n, err := c.chooseMedia(rs, false); err == nil {
 			if n.keys, err = c.answeredSec(rs); err != nil {
 				// Required encryption, clear answer: confirmed (ACK above)
 				// and hung up, never a word in clear.

@@ -16,6 +16,8 @@ import (
 // TranscriptDB is what the transcript runner needs of store.DB.
 type TranscriptDB interface {
 	GetRecording(ctx context.Context, id string) (store.Recording, error)
+	ListRecordings(ctx context.Context, limit int) ([]store.Recording, error)
+	GetTranscript(ctx context.Context, recordingID string) (store.Transcript, error)
 	SaveTranscript(ctx context.Context, t store.Transcript) error
 	ListTaxonomy(ctx context.Context) ([]store.TaxonomyEntry, error)
 	HistoryByCall(ctx context.Context, callID string) (store.HistoryEntry, error)
@@ -87,16 +89,78 @@ func (t *Transcripts) Retry(ctx context.Context, recordingID string) error {
 	}
 }
 
-// Serve transcribes queued recordings until ctx ends.
+// Serve transcribes queued recordings until ctx ends, first those a stop
+// or a crash left pending or running.
 func (t *Transcripts) Serve(ctx context.Context) error {
+	t.resume(ctx)
 	for {
 		select {
 		case <-ctx.Done():
+			t.keepQueued(context.WithoutCancel(ctx))
 			return nil
 		case id := <-t.jobs:
+			if ctx.Err() != nil { // select took the job, not the stop
+				t.keepQueued(context.WithoutCancel(ctx), id)
+				return nil
+			}
 			if err := t.transcribe(ctx, id); err != nil {
 				t.log.Warn("transcript failed", "recording", id, "err", err)
 			}
+		}
+	}
+}
+
+// keepQueued saves the recordings still waiting when the phone stops as
+// pending, for resume at the next start. A done transcript (a retry was
+// asked for) is kept as it is rather than replaced by an empty one.
+func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
+	keep := func(id string) {
+		if tr, err := t.cfg.DB.GetTranscript(ctx, id); err == nil && tr.Status == "done" {
+			return
+		}
+		tr := store.Transcript{RecordingID: id, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending"}
+		if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+			t.log.Warn("queued transcript lost at the stop", "recording", id, "err", err)
+		}
+	}
+	for _, id := range taken {
+		keep(id)
+	}
+	for {
+		select {
+		case id := <-t.jobs:
+			keep(id)
+		default:
+			return
+		}
+	}
+}
+
+// resumeScan is how many of the newest recordings resume looks at.
+const resumeScan = 10000
+
+// resume transcribes the recordings whose transcript was pending (the phone
+// stopped during its run) or running (the phone was killed): the queue is
+// kept in SQLite and resumes at the next start (README).
+func (t *Transcripts) resume(ctx context.Context) {
+	if r := t.cfg.Settings().Transcription.Recogniser; r == "" || r == "none" {
+		return
+	}
+	recs, err := t.cfg.DB.ListRecordings(ctx, resumeScan)
+	if err != nil {
+		t.log.Warn("pending transcripts not resumed", "err", err)
+		return
+	}
+	for _, r := range recs {
+		tr, err := t.cfg.DB.GetTranscript(ctx, r.ID)
+		if err != nil || (tr.Status != "pending" && tr.Status != "running") {
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if err := t.transcribe(ctx, r.ID); err != nil {
+			t.log.Warn("transcript failed", "recording", r.ID, "err", err)
 		}
 	}
 }
@@ -113,6 +177,11 @@ func (t *Transcripts) transcribe(ctx context.Context, id string) error {
 	}
 	fail := func(err error) error {
 		tr.Status, tr.Error, tr.UpdatedAt = "failed", err.Error(), time.Now()
+		if ctx.Err() != nil {
+			// The phone is stopping: not a failure of this recording; it
+			// stays queued for the next start (resume).
+			tr.Status, tr.Error = "pending", ""
+		}
 		if serr := t.cfg.DB.SaveTranscript(context.WithoutCancel(ctx), tr); serr != nil {
 			return errors.Join(err, serr)
 		}

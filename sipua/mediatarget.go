@@ -1,0 +1,79 @@
+package sipua
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+
+	"github.com/emiago/sipgo/sip"
+)
+
+// errLocalMedia is an SDP from a peer elsewhere that points our RTP and
+// RTCP at this machine (loopback) or at a multicast group: we would send
+// media, at the peer's choice of port, to local services or to a whole
+// network. An offer gets 488 (RFC 3261 21.4.26), an answer ends the call.
+var errLocalMedia = errors.New("sdp: media address on this machine or multicast, from a peer elsewhere")
+
+// chooseMedia checks where the far end's SDP sends our media, then picks
+// the codec (choose). A peer on this machine (tests, a local PBX) may
+// name loopback; 0.0.0.0 is hold (RFC 3264 8.4) and stays allowed.
+func (c *call) chooseMedia(r remoteSDP, weAnswer bool) (negotiated, error) {
+	if r.addr != nil && badMediaTarget(r.addr.IP) && !localPeer(c.sigPeer) {
+		c.p.log.Info("SDP refused: media address on this machine or multicast", "call", c.id, "addr", r.addr.String(), "peer", c.sigPeer)
+		return negotiated{}, errLocalMedia
+	}
+	return choose(r, c.p.media.Codecs(), weAnswer)
+}
+
+// badMediaTarget: loopback (127.0.0.0/8, ::1) or multicast.
+func badMediaTarget(ip net.IP) bool {
+	return ip.IsLoopback() || ip.IsMulticast()
+}
+
+// localPeer says whether the SIP peer is on this machine: loopback or one
+// of its own addresses. An unknown peer is not.
+func localPeer(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if own, ok := netip.AddrFromSlice(n.IP); ok && own.Unmap() == ip.Unmap() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refuseLocalMedia answers 488 to a new INVITE whose offer chooseMedia
+// refuses for its media address, before it rings (as refuseClearOffer),
+// and ends the call as failed. It reports whether it did.
+func (c *call) refuseLocalMedia(req *sip.Request) bool {
+	body := req.Body()
+	if len(body) == 0 {
+		return false // we offer in the 200; the ACK's answer is checked
+	}
+	r, err := parseSDP(body)
+	if err != nil {
+		return false // answer() refuses it with 488 as before
+	}
+	if _, err := c.chooseMedia(r, true); !errors.Is(err, errLocalMedia) {
+		return false
+	}
+	c.begin(StateRingingIn)
+	sess := c.in
+	go func() {
+		_ = sess.Respond(488, "Not Acceptable Here", nil)
+		c.closeFinal()
+	}()
+	c.end(ReasonFailed, OutcomeFailed)
+	return true
+}
