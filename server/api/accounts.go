@@ -140,17 +140,29 @@ func (s *Server) updateAccount(c fiber.Ctx) error {
 
 var errNoSuchAccount = errors.New(msgNoAccount)
 
+// msgPasswordNotKept: POST or PUT /accounts while the keyring refuses the
+// account's password (locked, a full disk under secrets.json).
+const msgPasswordNotKept = "the keyring did not let the account's password be kept; nothing was changed, try again"
+
 func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 	b.PasswordSaved = false
-	// A new account's password is kept first: when the keyring refuses it
-	// (locked, a full disk under secrets.json) nothing is added. Kept after
-	// the account, such a refusal left the account without its password,
-	// registering in vain, and the client, told 500, added it again on its
-	// retry.
-	newSecret := isNew && b.Password != nil && *b.Password != ""
-	if newSecret {
-		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
-			return err
+	// The password is kept first: when the keyring refuses it (locked, a
+	// full disk under secrets.json) nothing changes and the client is told.
+	// Kept after the account, such a refusal left a new account without its
+	// password, registering in vain (the client, told 500, added it again on
+	// its retry), and a changed account's changes saved with the old
+	// password. When the account is then refused, the password before is
+	// put back: no password without its account, and none changed for an
+	// account left as it was.
+	name := "account:" + b.ID
+	old, oldErr := "", store.ErrNoSecret
+	if b.Password != nil {
+		if !isNew {
+			old, oldErr = s.cfg.Secrets.Get(name)
+		}
+		if err := s.cfg.Secrets.Set(name, *b.Password); err != nil {
+			s.log.Warn("account not saved: the keyring refused its password", "account", b.ID, "err", err)
+			return fail(fiber.StatusInternalServerError, msgPasswordNotKept)
 		}
 	}
 	st, err := s.cfg.Settings.Update(func(st *store.Settings) error {
@@ -172,8 +184,13 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 		}
 		return nil
 	})
-	if err != nil && newSecret {
-		_ = s.cfg.Secrets.Delete("account:" + b.ID) // no password without its account
+	if err != nil && b.Password != nil {
+		switch {
+		case oldErr == nil:
+			_ = s.cfg.Secrets.Set(name, old)
+		case errors.Is(oldErr, store.ErrNoSecret):
+			_ = s.cfg.Secrets.Delete(name)
+		}
 	}
 	if errors.Is(err, errNoSuchAccount) {
 		return fail(fiber.StatusNotFound, msgNoAccount)
@@ -182,11 +199,6 @@ func (s *Server) saveAccount(c fiber.Ctx, b accountBody, isNew bool) error {
 		return settingsError(err)
 	}
 	s.cur.Store(&st)
-	if b.Password != nil && !newSecret {
-		if err := s.cfg.Secrets.Set("account:"+b.ID, *b.Password); err != nil {
-			return err
-		}
-	}
 	if b.Password != nil {
 		// A new password registers again at once, not at the next refresh.
 		if r, ok := s.cfg.Phone.(interface{ Reregister(string) bool }); ok {

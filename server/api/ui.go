@@ -303,6 +303,10 @@ func (w *headWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// msgAudioKept: DELETE /ui/recordings/{id} while the audio file cannot be
+// removed (a read-only or failing disk, no rights on the folder).
+const msgAudioKept = "the recording's audio file could not be removed; the recording is kept, try again"
+
 // uiDelete: DELETE /ui/recordings/{id} (token): the row, its transcript and
 // the audio file. 204.
 func (s *Server) uiDelete(c fiber.Ctx) error {
@@ -310,13 +314,20 @@ func (s *Server) uiDelete(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.cfg.DB.DeleteRecording(c.Context(), r.ID); err != nil {
-		return storeError(err)
-	}
+	// The audio goes first: when it cannot be removed, the recording stays
+	// and the client is told. Removed after the row, such a refusal left the
+	// conversation's audio on the disk for good, which the person asked to
+	// delete and no later request could name (the retry answered 404). A
+	// row refused after its audio is gone stays listed without audio, and
+	// the retry removes it.
 	if p, ok := s.audioPath(r); ok {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			s.log.Warn("recording kept: its audio could not be removed", "recording", r.ID, "err", err)
+			return fail(fiber.StatusInternalServerError, msgAudioKept)
 		}
+	}
+	if err := s.cfg.DB.DeleteRecording(c.Context(), r.ID); err != nil {
+		return storeError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

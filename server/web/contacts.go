@@ -141,14 +141,30 @@ func (s *Server) importContacts(c fiber.Ctx) error {
 	if err != nil {
 		return bad(importWords(l, err))
 	}
-	n := 0
+	// A contact the store refuses (a full disk, a failing one) is counted
+	// and the page says how many were not imported: they were skipped in
+	// silence, so the page said "n imported" for part of the file, and
+	// nothing at all when none could be saved.
+	n, failed, full := 0, 0, false
 	for _, ct := range list {
 		if ct.AccountID != "" && !s.knownAccount(ct.AccountID) {
 			ct.AccountID = ""
 		}
-		if _, err := s.cfg.DB.CreateContact(c.Context(), ct); err == nil {
-			n++
+		if _, err := s.cfg.DB.CreateContact(c.Context(), ct); err != nil {
+			if failed == 0 {
+				s.log.Warn("web: contact not imported", "err", err)
+			}
+			failed, full = failed+1, full || store.IsDiskFull(err)
+			continue
 		}
+		n++
+	}
+	if failed > 0 {
+		why := l.F("import.notsaved", failed, len(list))
+		if full {
+			why = l.F("import.notsaved.disk", failed, len(list))
+		}
+		return s.renderContacts(c, views.ContactsData{Imported: n, Errors: views.Errors{"file": why}}, fiber.StatusServiceUnavailable)
 	}
 	return s.renderContacts(c, views.ContactsData{Imported: n}, fiber.StatusOK)
 }

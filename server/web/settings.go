@@ -87,7 +87,10 @@ func (s *Server) renderSettings(c fiber.Ctx, d views.SettingsData, status int) e
 type section struct {
 	fields []string // keys the form shows, for placing the store's errors
 	apply  func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors)
-	after  func(s *Server, c fiber.Ctx, d *views.SettingsData) // secrets, files: after a successful save
+	after  func(s *Server, c fiber.Ctx, d *views.SettingsData) // files, the desktop: after a successful save
+	// secrets are the form's fields kept in the keyring, with their keyring
+	// names for the settings being saved: kept before the settings are.
+	secrets func(st *store.Settings) [][2]string
 }
 
 // saveSection is POST /settings/:section. The form is read inside Update, so
@@ -100,6 +103,39 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		return fiber.ErrNotFound
 	}
 	errs := views.Errors{}
+	// The section's secrets are kept before its settings: when the keyring
+	// refuses one (locked, a full disk under secrets.json) nothing is saved
+	// and the page says why. Kept after, such a refusal left the settings
+	// saved with the secret before: webhooks sent to a new address with the
+	// header value (a credential) of the old receiver, a new recogniser
+	// address given the old key. When the settings are then refused, the
+	// secrets before are put back. The form is checked on a copy first: the
+	// keyring (up to 3 s a call) is not asked inside Update, whose lock every
+	// reader of the settings waits on.
+	var undo []func()
+	if sec.secrets != nil && s.cfg.Secrets != nil {
+		trial := s.cfg.Settings.Get()
+		sec.apply(s, c, &trial, errs)
+		if len(errs) == 0 {
+			for _, f := range sec.secrets(&trial) {
+				back, ok := s.keepSecret(c, f[0], f[1], errs)
+				if !ok {
+					break
+				}
+				if back != nil {
+					undo = append(undo, back)
+				}
+			}
+		}
+		if len(errs) > 0 {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+			d := s.settingsData(c)
+			d.Errors = errs
+			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
+		}
+	}
 	_, err := s.cfg.Settings.Update(func(st *store.Settings) error {
 		sec.apply(s, c, st, errs)
 		if len(errs) > 0 {
@@ -107,8 +143,13 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		}
 		return nil
 	})
+	if err != nil {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
 	if err != nil && !errors.Is(err, errForm) {
-		placeErrors(err, sec.fields, "_"+name, errs)
+		placeSaveError(s, c, err, sec.fields, "_"+name, errs)
 	}
 	if len(errs) > 0 {
 		d := s.settingsData(c)
@@ -121,6 +162,8 @@ func (s *Server) saveSection(c fiber.Ctx) error {
 		if len(d.Errors) > 0 {
 			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 		}
+	}
+	if sec.after != nil || sec.secrets != nil {
 		d = refreshSaved(s, c, d)
 	}
 	d.Saved = name
@@ -139,6 +182,20 @@ func refreshSaved(s *Server, c fiber.Ctx, d views.SettingsData) views.SettingsDa
 
 // placeErrors puts the store's validation errors (`api.port: must be 1-65535`)
 // next to their fields; one for a key the form does not show goes to the form.
+// placeSaveError is placeErrors for a save the settings file refused: on a
+// full disk it says so in the page's language. The error was shown as it
+// was, English on German pages too, with the settings file's path ("save
+// settings /home/…/settings.json: write …: no space left on device").
+// settings.json is replaced atomically: the settings before stand.
+func placeSaveError(s *Server, c fiber.Ctx, err error, fields []string, fallback string, errs views.Errors) {
+	if store.IsDiskFull(err) {
+		s.log.Warn("web: settings not saved", "err", err)
+		errs[fallback] = reqLang(c).T("settings.diskfull")
+		return
+	}
+	placeErrors(err, fields, fallback, errs)
+}
+
 func placeErrors(err error, fields []string, fallback string, errs views.Errors) {
 	var walk func(error)
 	found := false

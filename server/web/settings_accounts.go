@@ -89,15 +89,21 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 	if a.ID == "" {
 		a.ID = uuid.NewString()
 	}
-	// A new account's password is kept first: when the keyring refuses it
-	// (locked, a full disk under secrets.json) nothing is added, as the
-	// API's POST /accounts. Kept after the account, such a refusal left the
-	// account without its password, registering in vain, and the form, still
-	// a new account's, added it a second time on the next press.
-	isNew := !slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(x store.Account) bool { return x.ID == a.ID })
-	newSecret := isNew && s.cfg.Secrets != nil && c.FormValue("password") != ""
-	if newSecret {
-		s.setSecret(c, "password", "account:"+a.ID, &d)
+	// The password is kept first: when the keyring refuses it (locked, a
+	// full disk under secrets.json) nothing changes and the page says why,
+	// as the API's POST and PUT /accounts. Kept after the account, such a
+	// refusal left a new account without its password, registering in vain
+	// (the form, still a new account's, added it a second time on the next
+	// press), and a changed account's changes saved with the old password.
+	// When the account is then refused, the password before is put back.
+	name := "account:" + a.ID
+	changesSecret := s.cfg.Secrets != nil && (c.FormValue("password") != "" || checked(c, "password.clear"))
+	old, oldErr := "", store.ErrNoSecret
+	if changesSecret {
+		if slices.ContainsFunc(s.cfg.Settings.Get().Accounts, func(x store.Account) bool { return x.ID == a.ID }) {
+			old, oldErr = s.cfg.Secrets.Get(name)
+		}
+		s.setSecret(c, "password", name, &d)
 		if len(d.Errors) > 0 {
 			return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 		}
@@ -113,17 +119,16 @@ func (s *Server) saveAccount(c fiber.Ctx) error {
 		return nil
 	})
 	if err != nil {
-		if newSecret {
-			_ = s.cfg.Secrets.Delete("account:" + a.ID) // no password without its account
+		if changesSecret {
+			switch {
+			case oldErr == nil:
+				_ = s.cfg.Secrets.Set(name, old)
+			case errors.Is(oldErr, store.ErrNoSecret):
+				_ = s.cfg.Secrets.Delete(name) // no password without its account
+			}
 		}
-		placeErrors(err, accountFields, "_accounts", errs)
+		placeSaveError(s, c, err, accountFields, "_accounts", errs)
 		d.Errors = errs
-		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
-	}
-	if !newSecret {
-		s.setSecret(c, "password", "account:"+a.ID, &d)
-	}
-	if len(d.Errors) > 0 {
 		return s.renderSettings(c, d, fiber.StatusUnprocessableEntity)
 	}
 	if c.FormValue("password") != "" || checked(c, "password.clear") {
@@ -168,6 +173,10 @@ func (s *Server) deleteAccount(c fiber.Ctx) error {
 		if had == nil {
 			_ = s.cfg.Secrets.Set(name, pw) // the account stays: so does its password
 		}
+		if store.IsDiskFull(err) {
+			s.log.Warn("web: account kept, the settings could not be saved", "account", id, "err", err)
+			return s.fail(c, fiber.StatusServiceUnavailable, s.lang().T("settings.diskfull"))
+		}
 		return s.fail(c, fiber.StatusBadRequest, err.Error())
 	}
 	s.hub.poke()
@@ -201,7 +210,7 @@ func (s *Server) webhookResend(c fiber.Ctx) error {
 		return s.fail(c, fiber.StatusServiceUnavailable, ErrNoWebhooks.Error())
 	}
 	if err := s.cfg.Webhooks.Resend(c.Context(), c.Params("id")); err != nil {
-		return s.fail(c, fiber.StatusBadRequest, err.Error())
+		return s.fail(c, fiber.StatusBadRequest, s.resendWords(err))
 	}
 	return s.renderSettings(c, s.settingsData(c), fiber.StatusOK)
 }

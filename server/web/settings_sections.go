@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/url"
 	"os"
 	"slices"
@@ -37,12 +38,19 @@ var sections = map[string]section{
 	"diagnostics": {fields: []string{"diagnostics.log_level"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 		st.Diagnostics.LogLevel = oneOf(c, "diagnostics.log_level", []string{"debug", "info", "warn", "error"}, errs, reqLang(c))
 	}},
-	"recording": {fields: []string{"recording.mode", "transcription.recogniser", "transcription.url", "transcription.model", "transcription.key"}, apply: applyRecording, after: afterRecording},
+	"recording": {fields: []string{"recording.mode", "transcription.recogniser", "transcription.url", "transcription.model", "transcription.key"}, apply: applyRecording,
+		secrets: func(st *store.Settings) [][2]string {
+			return [][2]string{{"transcription.key", "recogniser:" + st.Transcription.Recogniser}}
+		}},
 	"integration": {fields: []string{"integration.enabled"}, apply: func(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 		st.Integration.Enabled = checked(c, "integration.enabled")
 	}},
-	"api":      {fields: []string{"api.enabled", "api.port", "api.token"}, apply: applyAPI, after: afterAPI},
-	"webhooks": {fields: []string{"webhooks.enabled", "webhooks.url", "webhooks.method", "webhooks.header_name", "webhooks.header_value", "webhooks.signing_secret"}, apply: applyWebhooks, after: afterWebhooks},
+	"api": {fields: []string{"api.enabled", "api.port", "api.token"}, apply: applyAPI,
+		secrets: func(*store.Settings) [][2]string { return [][2]string{{"api.token", "api-token"}} }},
+	"webhooks": {fields: []string{"webhooks.enabled", "webhooks.url", "webhooks.method", "webhooks.header_name", "webhooks.header_value", "webhooks.signing_secret"}, apply: applyWebhooks,
+		secrets: func(*store.Settings) [][2]string {
+			return [][2]string{{"webhooks.header_value", "webhook-header"}, {"webhooks.signing_secret", "webhook-signing"}}
+		}},
 }
 
 func checked(c fiber.Ctx, key string) bool { return c.FormValue(key) == "on" }
@@ -119,10 +127,6 @@ func applyRecording(s *Server, c fiber.Ctx, st *store.Settings, errs views.Error
 	}
 }
 
-func afterRecording(s *Server, c fiber.Ctx, d *views.SettingsData) {
-	s.setSecret(c, "transcription.key", "recogniser:"+d.S.Transcription.Recogniser, d)
-}
-
 func applyAPI(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	st.API.Enabled = checked(c, "api.enabled")
 	st.API.Port = intField(c, "api.port", 1, 65535, errs, reqLang(c))
@@ -136,10 +140,6 @@ func applyAPI(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	if st.API.Port == s.port {
 		errs["api.port"] = reqLang(c).T("err.portinuse")
 	}
-}
-
-func afterAPI(s *Server, c fiber.Ctx, d *views.SettingsData) {
-	s.setSecret(c, "api.token", "api-token", d)
 }
 
 func applyWebhooks(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
@@ -164,14 +164,32 @@ func applyWebhooks(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors
 	}
 }
 
-func afterWebhooks(s *Server, c fiber.Ctx, d *views.SettingsData) {
-	s.setSecret(c, "webhooks.header_value", "webhook-header", d)
-	s.setSecret(c, "webhooks.signing_secret", "webhook-signing", d)
-}
-
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// keepSecret is setSecret for a section's secrets, kept before its
+// settings: false when the keyring refused (the words are in errs), and
+// else what puts the secret before back (nil when nothing changed, or
+// the value before could not be read).
+func (s *Server) keepSecret(c fiber.Ctx, field, name string, errs views.Errors) (func(), bool) {
+	if c.FormValue(field) == "" && !checked(c, field+".clear") {
+		return nil, true
+	}
+	prev, prevErr := s.cfg.Secrets.Get(name)
+	d := views.SettingsData{Errors: errs}
+	s.setSecret(c, field, name, &d)
+	if _, refused := errs[field]; refused {
+		return nil, false
+	}
+	switch {
+	case prevErr == nil:
+		return func() { _ = s.cfg.Secrets.Set(name, prev) }, true
+	case errors.Is(prevErr, store.ErrNoSecret):
+		return func() { _ = s.cfg.Secrets.Delete(name) }, true
+	}
+	return nil, true
 }
 
 // setSecret keeps a typed value in the keyring, or clears it when asked; an

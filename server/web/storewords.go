@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 
+	"github.com/softphone/softphone/server/webhook"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
@@ -43,4 +44,22 @@ func importWords(l views.L, err error) string {
 		return l.F("import.csvline", pe.Line)
 	}
 	return l.T("import.unreadable")
+}
+
+// resendWords words why a delivery of the log was not sent again, in the
+// page's language: the sender's error was shown as it was, the delivery id
+// and half in German on a German page ("resend <id>: nicht gefunden"). What
+// it does not know is "that did not work", and the log keeps the error.
+func (s *Server) resendWords(err error) string {
+	l := s.lang()
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return l.T("webhook.resend.gone")
+	case errors.Is(err, webhook.ErrDisabled):
+		return l.T("webhook.resend.off")
+	case errors.Is(err, webhook.ErrQueueFull):
+		return l.T("webhook.resend.full")
+	}
+	s.log.Warn("web: delivery not sent again", "err", err)
+	return l.T("acterr.other")
 }

@@ -1,0 +1,101 @@
+package web
+
+import (
+	"errors"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/softphone/softphone/store"
+	"github.com/softphone/softphone/views"
+)
+
+// sectionSecretsDir names, in the child process of
+// TestSectionNotSavedWithoutItsSecret, the small tmpfs its secrets are on.
+const sectionSecretsDir = "SOFTPHONE_TEST_TMPFS_WEB_SECTION"
+
+// TestSectionNotSavedWithoutItsSecret: saving the webhooks section with a
+// new address and a new header value while the value cannot be kept
+// (secrets.json on a full disk) saves nothing and says why; the same form
+// once there is room saves both. The settings were saved before the
+// secret: the page said the keyring refused while webhooks went on to the
+// new address with the old receiver's header value, a credential. The
+// secrets are on a 64 KiB tmpfs in a private mount namespace, as
+// TestNewAccountNotKeptWithoutItsPassword.
+func TestSectionNotSavedWithoutItsSecret(t *testing.T) {
+	dir := os.Getenv(sectionSecretsDir)
+	if dir == "" {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root for unshare -m and mount")
+		}
+		if _, err := exec.LookPath("unshare"); err != nil {
+			t.Skip("no unshare")
+		}
+		dir := t.TempDir()
+		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestSectionNotSavedWithoutItsSecret$' -test.count=1 -test.v`
+		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
+		cmd.Env = append(os.Environ(), sectionSecretsDir+"="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestSectionNotSavedWithoutItsSecret") {
+			t.Fatalf("with the tmpfs: %v\n%s", err, out)
+		}
+		t.Logf("with the tmpfs:\n%s", out)
+		return
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
+		t.Fatalf("%s is not the tmpfs: %v", dir, err)
+	}
+	sec := store.OpenSecrets(dir)
+	if !sec.Fallback() {
+		t.Skip("a keyring answers: the secrets are not in the tmpfs")
+	}
+	if err := sec.Set("webhook-header", "Bearer old-receiver"); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(c *Config) { c.Secrets = sec })
+	r.login()
+
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the tmpfs: %v", err)
+	}
+	form := url.Values{"webhooks.enabled": {"on"}, "webhooks.url": {"http://new.test/hook"}, "webhooks.method": {"POST"},
+		"webhooks.events": {store.EventCallStarted, store.EventCallEnded}, "webhooks.header_name": {"Authorization"},
+		"webhooks.header_value": {"Bearer new-receiver"}}
+	res, body := r.form("/settings/webhooks", form)
+	if want := views.L("en").T("err.keyring"); res.StatusCode != 422 || !strings.Contains(body, want) {
+		t.Fatalf("no room for the header value: %d, want %q", res.StatusCode, want)
+	}
+	if w := r.st.Get().Webhooks; w.Enabled || w.URL != "" {
+		t.Fatalf("saved with the old header value: enabled %v, %q", w.Enabled, w.URL)
+	}
+	if v, err := sec.Get("webhook-header"); err != nil || v != "Bearer old-receiver" {
+		t.Fatalf("header value: %q %v", v, err)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ = r.form("/settings/webhooks", form); res.StatusCode != 200 {
+		t.Fatalf("with room again: %d", res.StatusCode)
+	}
+	if w := r.st.Get().Webhooks; !w.Enabled || w.URL != "http://new.test/hook" {
+		t.Fatalf("not saved: enabled %v, %q", w.Enabled, w.URL)
+	}
+	if v, err := sec.Get("webhook-header"); err != nil || v != "Bearer new-receiver" {
+		t.Fatalf("header value: %q %v", v, err)
+	}
+}
