@@ -80,6 +80,7 @@ type dtlsComp struct {
 	once   sync.Once
 	mu     sync.Mutex
 	dl     time.Time
+	dlSet  chan struct{} // a new read deadline: a blocked ReadFrom looks again
 
 	// On the RTP component: the RTCP port's association and the SRTCP
 	// keys it gave (nil until its handshake is done).
@@ -94,23 +95,40 @@ func (d *dtlsComp) feed(b []byte) {
 	}
 }
 
+// ReadFrom waits for a record, the close, or the read deadline, which may
+// be set while it waits: pion ends a failed or timed-out handshake by
+// setting a deadline in the past and then waits for its read loop, so a
+// read that did not look again held the handshake (and its OnDone) for
+// ever.
 func (d *dtlsComp) ReadFrom(b []byte) (int, net.Addr, error) {
-	d.mu.Lock()
-	dl := d.dl
-	d.mu.Unlock()
-	var timeout <-chan time.Time
-	if !dl.IsZero() {
-		t := time.NewTimer(time.Until(dl))
-		defer t.Stop()
-		timeout = t.C
+	for {
+		d.mu.Lock()
+		dl := d.dl
+		d.mu.Unlock()
+		var timeout <-chan time.Time
+		var t *time.Timer
+		if !dl.IsZero() {
+			t = time.NewTimer(time.Until(dl))
+			timeout = t.C
+		}
+		select {
+		case p := <-d.in:
+			stopTimer(t)
+			return copy(b, p), d.remote(), nil
+		case <-d.closed:
+			stopTimer(t)
+			return 0, nil, net.ErrClosed
+		case <-timeout:
+			return 0, nil, errDTLSTimeout
+		case <-d.dlSet:
+			stopTimer(t)
+		}
 	}
-	select {
-	case p := <-d.in:
-		return copy(b, p), d.remote(), nil
-	case <-d.closed:
-		return 0, nil, net.ErrClosed
-	case <-timeout:
-		return 0, nil, errDTLSTimeout
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
 	}
 }
 
@@ -169,6 +187,10 @@ func (d *dtlsComp) SetReadDeadline(t time.Time) error {
 	d.mu.Lock()
 	d.dl = t
 	d.mu.Unlock()
+	select {
+	case d.dlSet <- struct{}{}:
+	default: // a look is already due
+	}
 	return nil
 }
 
@@ -200,8 +222,8 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		return fmt.Errorf("%w: fingerprint %q (sha-256 is needed)", ErrSRTPKeys, algo)
 	}
 	want = strings.ToUpper(strings.TrimSpace(want))
-	d := &dtlsComp{s: s, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
-	d.ctrl = &dtlsComp{s: s, rtcp: true, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{})}
+	d := &dtlsComp{s: s, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{}), dlSet: make(chan struct{}, 1)}
+	d.ctrl = &dtlsComp{s: s, rtcp: true, client: p.Client, fp: want, tlsID: p.TLSID, in: make(chan []byte, 64), closed: make(chan struct{}), dlSet: make(chan struct{}, 1)}
 	s.mu.Lock()
 	old := s.dtls.Load()
 	// A tls-id only tells when both SDPs have one: a far end that starts

@@ -346,9 +346,24 @@ func TestDTLSReplacedDuringHandshake(t *testing.T) {
 	far := newDTLSFar(t)
 	defer far.stop()
 	s.WaitForSRTP()
-	mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
+	// The first handshake goes to a far end that never answers, somewhere
+	// else: its ClientHello reaching the new far end's server would start
+	// that server on the replaced association (a race of the test, which
+	// held the new handshake up for retransmissions now and then).
+	silent, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	mustOK(t, err)
+	defer silent.Close()
+	mustOK(t, s.Start(silent.LocalAddr().(*net.UDPAddr), CodecPCMU, 101))
 	first, second := make(chan error, 1), make(chan error, 1)
 	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: "sha-256 00:11", OnDone: func(err error) { first <- err }}))
+	// Its ClientHello is out (its next one would be a retransmission, a
+	// second later) before the re-INVITE moves the session.
+	_ = silent.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := silent.ReadFromUDP(make([]byte, 1500)); err != nil {
+		t.Fatalf("the first handshake sent nothing: %v", err)
+	}
+	// The re-INVITE names the far end's new address and fingerprint.
+	mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
 	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: far.listen(false), OnDone: func(err error) { second <- err }}))
 	for _, w := range []struct {
 		what string
@@ -481,4 +496,34 @@ func TestDTLSRestartAsClientIgnoresForgedRecord(t *testing.T) {
 	heard.reset()
 	heard.take(t, pcmRate/4)
 	assertTone(t, "we hear the far end after its restart", heard.take(t, pcmRate/2), pcmRate, 1000)
+}
+
+// TestDTLSFailedHandshakeEnds: a far end whose certificate does not match
+// the SDP's fingerprint fails the handshake, and the failure is reported
+// (OnDone) at once. pion ends a failed handshake by setting a read
+// deadline in the past and waiting for its read loop; the session's DTLS
+// reader did not look at a deadline set while it waited, so the handshake
+// hung for ever, OnDone never came and nothing said the call was silent.
+func TestDTLSFailedHandshakeEnds(t *testing.T) {
+	s, err := newTestEngine(t).NewSession(SessionConfig{CallID: "mismatch"})
+	mustOK(t, err)
+	defer s.Close()
+	far := newDTLSFar(t)
+	defer far.stop()
+	s.WaitForSRTP()
+	mustOK(t, s.Start(far.addr(), CodecPCMU, 101))
+	far.listen(false)
+	done := make(chan error, 1)
+	mustOK(t, s.StartDTLS(DTLSParams{Client: true, Fingerprint: "sha-256 00:11", OnDone: func(err error) { done <- err }}))
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a certificate that does not match the fingerprint was taken")
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("the failed handshake did not end")
+	}
+	if s.Encrypted() {
+		t.Fatal("keys from a handshake that failed")
+	}
 }
