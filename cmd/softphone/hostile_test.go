@@ -58,7 +58,7 @@ func TestFileDescriptorsRunOut(t *testing.T) {
 	home := t.TempDir()
 	sipPort, uiPort := testpeer.FreeSIPPort(t), testpeer.FreeTCPPort(t)
 	writeSettings(t, home, map[string]any{
-		"ui":  map[string]any{"port": uiPort},
+		"ui": map[string]any{"port": uiPort},
 		// anyone: the probe's OPTIONS gets 200 (from a host that may not
 		// call, it gets the 403 an INVITE would, RFC 3261 11.2).
 		"sip": map[string]any{"listen": "127.0.0.1:" + strconv.Itoa(sipPort), "accept_calls_from": "anyone"},
