@@ -3,19 +3,13 @@ package api
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
-
-// deleteSecretsDir names, in the child process of
-// TestDeletedAccountLeavesNoPassword, the small tmpfs its secrets are on.
-const deleteSecretsDir = "SOFTPHONE_TEST_TMPFS_DELETE"
 
 // TestDeletedAccountLeavesNoPassword: DELETE /accounts/{id} while the
 // password cannot be removed (secrets.json on a full disk) keeps the
@@ -26,28 +20,9 @@ const deleteSecretsDir = "SOFTPHONE_TEST_TMPFS_DELETE"
 // (as TestNewAccountNotKeptWithoutItsPassword): the test runs itself again
 // there, under unshare -m.
 func TestDeletedAccountLeavesNoPassword(t *testing.T) {
-	dir := os.Getenv(deleteSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestDeletedAccountLeavesNoPassword$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), deleteSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestDeletedAccountLeavesNoPassword") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -67,18 +42,7 @@ func TestDeletedAccountLeavesNoPassword(t *testing.T) {
 		return slices.ContainsFunc(e.set.Get().Accounts, func(x store.Account) bool { return x.ID == a.ID })
 	}
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	r = do(t, "DELETE", e.base+"/accounts/"+a.ID, "", bearer(token))
 	if r.status != 500 || !strings.Contains(string(r.body), msgPasswordKept) {
 		t.Fatalf("no room to remove the password: %d %s", r.status, r.body)

@@ -1,20 +1,13 @@
 package api
 
 import (
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
-
-// fullSecretsDir names, in the child process of
-// TestNewAccountNotKeptWithoutItsPassword, the small tmpfs its secrets are on.
-const fullSecretsDir = "SOFTPHONE_TEST_TMPFS_SECRETS"
 
 // TestNewAccountNotKeptWithoutItsPassword: POST /accounts while the
 // password cannot be kept (secrets.json on a full disk) adds no account,
@@ -25,28 +18,9 @@ const fullSecretsDir = "SOFTPHONE_TEST_TMPFS_SECRETS"
 // private mount namespace (as server/web's welcome test does it): the test
 // runs itself again there, under unshare -m.
 func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
-	dir := os.Getenv(fullSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestNewAccountNotKeptWithoutItsPassword$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), fullSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestNewAccountNotKeptWithoutItsPassword") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -56,18 +30,7 @@ func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvCfg(t, func(c *Config) { c.Secrets = sec })
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	body := `{"name":"New line","username":"carol","domain":"pbx.test","password":"pw-carol"}`
 	if r := e.post("/accounts", body, bearer(token)); r.status < 500 {
 		t.Fatalf("no room for the password: %d %s", r.status, r.body)
@@ -105,28 +68,9 @@ func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
 // old password. The secrets are on a 64 KiB tmpfs in a private mount
 // namespace, as TestNewAccountNotKeptWithoutItsPassword.
 func TestChangedAccountNotSavedWithoutItsPassword(t *testing.T) {
-	dir := os.Getenv(fullSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestChangedAccountNotSavedWithoutItsPassword$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), fullSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestChangedAccountNotSavedWithoutItsPassword") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -139,18 +83,7 @@ func TestChangedAccountNotSavedWithoutItsPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvCfg(t, func(c *Config) { c.Secrets = sec })
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	body := `{"name":"Renamed","domain":"pbx2.test","password":"pw-new"}`
 	r := do(t, "PUT", e.base+"/accounts/"+accountA, body, bearer(token))
 	if r.status != 500 || !strings.Contains(string(r.body), msgPasswordNotKept) {

@@ -1,22 +1,15 @@
 package web
 
 import (
-	"errors"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
-
-// addSecretsDir names, in the child process of
-// TestNewAccountNotKeptWithoutItsPassword, the small tmpfs its secrets are on.
-const addSecretsDir = "SOFTPHONE_TEST_TMPFS_WEB_ADD"
 
 // TestNewAccountNotKeptWithoutItsPassword: adding an account on the
 // Settings page while its password cannot be kept (secrets.json on a full
@@ -27,28 +20,9 @@ const addSecretsDir = "SOFTPHONE_TEST_TMPFS_WEB_ADD"
 // tmpfs in a private mount namespace (as TestWelcomeFullDisk): the test
 // runs itself again there, under unshare -m.
 func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
-	dir := os.Getenv(addSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestNewAccountNotKeptWithoutItsPassword$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), addSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestNewAccountNotKeptWithoutItsPassword") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -68,18 +42,7 @@ func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
 		return n, id
 	}
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	form := url.Values{"do": {"save"}, "name": {"Carol line"}, "username": {"carol"}, "domain": {"pbx.test"}, "transport": {"udp"}, "password": {"pw-carol"}}
 	res, body := r.form("/settings/accounts", form)
 	if want := views.L("en").T("err.keyring"); res.StatusCode != 422 || !strings.Contains(body, want) {
@@ -112,28 +75,9 @@ func TestNewAccountNotKeptWithoutItsPassword(t *testing.T) {
 // with the old password. The secrets are on a 64 KiB tmpfs in a private
 // mount namespace, as TestNewAccountNotKeptWithoutItsPassword.
 func TestChangedAccountNotSavedWithoutItsPassword(t *testing.T) {
-	dir := os.Getenv(addSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestChangedAccountNotSavedWithoutItsPassword$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), addSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestChangedAccountNotSavedWithoutItsPassword") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -154,18 +98,7 @@ func TestChangedAccountNotSavedWithoutItsPassword(t *testing.T) {
 		return store.Account{}
 	}
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	form := url.Values{"do": {"save"}, "id": {"a1"}, "name": {"Alice new"}, "username": {"alice"}, "domain": {"pbx2.test"},
 		"transport": {"udp"}, "enabled": {"on"}, "password": {"pw-new"}}
 	res, body := r.form("/settings/accounts", form)

@@ -2,24 +2,17 @@ package web
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"html"
 	"mime/multipart"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
-
-// importDiskDir names, in the child process of
-// TestImportSaysWhatWasNotSaved, the small tmpfs its database is on.
-const importDiskDir = "SOFTPHONE_TEST_TMPFS_WEB_IMPORT"
 
 // TestImportSaysWhatWasNotSaved: importing a contacts file while the
 // database cannot take them (its disk full) says how many were not
@@ -29,28 +22,9 @@ const importDiskDir = "SOFTPHONE_TEST_TMPFS_WEB_IMPORT"
 // mount namespace (as TestWelcomeFullDisk): the test runs itself again
 // there, under unshare -m.
 func TestImportSaysWhatWasNotSaved(t *testing.T) {
-	dir := os.Getenv(importDiskDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=256k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestImportSaysWhatWasNotSaved$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), importDiskDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestImportSaysWhatWasNotSaved") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "256k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	db, err := store.OpenDB(filepath.Join(dir, "softphone.db"))
 	if err != nil {
@@ -60,18 +34,7 @@ func TestImportSaysWhatWasNotSaved(t *testing.T) {
 	r := newRig(t, func(c *Config) { c.DB = db })
 	r.login()
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	testpeer.FillDisk(t, dir)
 	const total = 3000
 	var csv strings.Builder
 	csv.WriteString("name,number\n")

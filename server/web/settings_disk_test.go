@@ -1,23 +1,15 @@
 package web
 
 import (
-	"errors"
 	"html"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
-
-// settingsDiskDir names, in the child process of
-// TestSettingsFullDiskSaysSo, the small tmpfs its settings are on.
-const settingsDiskDir = "SOFTPHONE_TEST_TMPFS_WEB_SETTINGS"
 
 // TestSettingsFullDiskSaysSo: saving a Settings section, and removing an
 // account, while settings.json cannot be written (its disk full) say so in
@@ -27,28 +19,9 @@ const settingsDiskDir = "SOFTPHONE_TEST_TMPFS_WEB_SETTINGS"
 // a 256 KiB tmpfs in a private mount namespace (as TestWelcomeFullDisk):
 // the test runs itself again there, under unshare -m.
 func TestSettingsFullDiskSaysSo(t *testing.T) {
-	dir := os.Getenv(settingsDiskDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=256k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestSettingsFullDiskSaysSo$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), settingsDiskDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestSettingsFullDiskSaysSo") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "256k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	r := newRigIn(t, dir, nil)
 	if _, err := r.st.Update(func(s *store.Settings) error { s.Appearance.Language = "de"; return nil }); err != nil {
@@ -57,18 +30,7 @@ func TestSettingsFullDiskSaysSo(t *testing.T) {
 	r.login()
 	before := r.st.Get()
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	testpeer.FillDisk(t, dir)
 	want := views.L("de").T("settings.diskfull")
 	for _, c := range []struct {
 		what, path string

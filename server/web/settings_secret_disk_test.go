@@ -1,22 +1,15 @@
 package web
 
 import (
-	"errors"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
-
-// sectionSecretsDir names, in the child process of
-// TestSectionNotSavedWithoutItsSecret, the small tmpfs its secrets are on.
-const sectionSecretsDir = "SOFTPHONE_TEST_TMPFS_WEB_SECTION"
 
 // TestSectionNotSavedWithoutItsSecret: saving the webhooks section with a
 // new address and a new header value while the value cannot be kept
@@ -27,28 +20,9 @@ const sectionSecretsDir = "SOFTPHONE_TEST_TMPFS_WEB_SECTION"
 // secrets are on a 64 KiB tmpfs in a private mount namespace, as
 // TestNewAccountNotKeptWithoutItsPassword.
 func TestSectionNotSavedWithoutItsSecret(t *testing.T) {
-	dir := os.Getenv(sectionSecretsDir)
-	if dir == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=64k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestSectionNotSavedWithoutItsSecret$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), sectionSecretsDir+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestSectionNotSavedWithoutItsSecret") {
-			t.Fatalf("with the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("with the tmpfs:\n%s", out)
+	dir, inside := testpeer.OnSmallTmpfs(t, "64k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(dir, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", dir, err)
 	}
 	sec := store.OpenSecrets(dir)
 	if !sec.Fallback() {
@@ -60,18 +34,7 @@ func TestSectionNotSavedWithoutItsSecret(t *testing.T) {
 	r := newRig(t, func(c *Config) { c.Secrets = sec })
 	r.login()
 
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v", err)
-	}
+	filler := testpeer.FillDisk(t, dir)
 	form := url.Values{"webhooks.enabled": {"on"}, "webhooks.url": {"http://new.test/hook"}, "webhooks.method": {"POST"},
 		"webhooks.events": {store.EventCallStarted, store.EventCallEnded}, "webhooks.header_name": {"Authorization"},
 		"webhooks.header_value": {"Bearer new-receiver"}}

@@ -4,18 +4,14 @@ import (
 	"errors"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
-
-// fullDiskHome names, in the child process of TestWelcomeFullDisk, the
-// small tmpfs its home is on.
-const fullDiskHome = "SOFTPHONE_TEST_TMPFS_HOME"
 
 // TestWelcomeFullDisk: the welcome card's save on a full disk says so in
 // words and loses nothing: settings.json and secrets.json stay as they were
@@ -25,28 +21,9 @@ const fullDiskHome = "SOFTPHONE_TEST_TMPFS_HOME"
 // cmd/softphone/fulldisk_test.go does it): the test runs itself again
 // there, under unshare -m.
 func TestWelcomeFullDisk(t *testing.T) {
-	home := os.Getenv(fullDiskHome)
-	if home == "" {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root for unshare -m and mount")
-		}
-		if _, err := exec.LookPath("unshare"); err != nil {
-			t.Skip("no unshare")
-		}
-		dir := t.TempDir()
-		script := `mount -t tmpfs -o size=256k,mode=0700 tmpfs "$1" && exec "$2" -test.run '^TestWelcomeFullDisk$' -test.count=1 -test.v`
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir, os.Args[0])
-		cmd.Env = append(os.Environ(), fullDiskHome+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestWelcomeFullDisk") {
-			t.Fatalf("in the tmpfs: %v\n%s", err, out)
-		}
-		t.Logf("in the tmpfs:\n%s", out)
+	home, inside := testpeer.OnSmallTmpfs(t, "256k")
+	if !inside {
 		return
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(home, &fs); err != nil || fs.Type != 0x01021994 { // TMPFS_MAGIC
-		t.Fatalf("%s is not the tmpfs: %v", home, err)
 	}
 	sec := store.OpenSecrets(home)
 	r := newRigIn(t, home, func(c *Config) { c.Secrets = sec; c.Home = home })
