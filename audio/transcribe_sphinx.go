@@ -59,14 +59,16 @@ func squeezeFile(wavPath string) (squeeze, string, func(), error) {
 	if d.channels != 1 {
 		return squeeze{}, wavPath, func() {}, nil // not ours to change: the recogniser gets it as it is
 	}
-	dir, err := os.MkdirTemp("", "softphone-sphinx-")
+	// Beside the channel's file: in the transcript's own temporary folder
+	// (transcribe_temp.go), not in os.TempDir().
+	dir, err := os.MkdirTemp(filepath.Dir(wavPath), ".sphinx-")
 	if err != nil {
-		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		return squeeze{}, "", nil, tempError(err)
 	}
 	path := filepath.Join(dir, "squeezed.wav")
 	fail := func(err error) (squeeze, string, func(), error) {
 		os.RemoveAll(dir)
-		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		return squeeze{}, "", nil, tempError(err)
 	}
 	w, err := createWAV(path, d.rate, 1)
 	if err != nil {

@@ -82,6 +82,11 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			log.Warn("no transcript for recording", "recording", r.ID, "err", err)
 		}
 	}
+	// The channels' copies of transcripts a kill cut short (audio/transcribe_temp.go),
+	// before any transcript runs.
+	if n := audio.RemoveTranscriptLeftovers(filepath.Join(o.home, "recordings")); n > 0 {
+		log.Info("copies of transcripts cut short by a crash removed", "folders", n)
+	}
 	// Recordings a crash cut short get their length (store/recordings_repair.go)
 	// before any call records, and a transcript like any finished one.
 	if fixed, err := db.RepairRecordings(ctx, o.home); err != nil {
