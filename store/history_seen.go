@@ -34,11 +34,14 @@ func (h *historyHooks) tell() {
 
 // MarkHistorySeen notes that the person looked at the history at at: the
 // missed calls before it are no longer counted (issue 16 item 5). A moment
-// older than the one kept changes nothing.
+// older than the one kept changes nothing. The entries written until now
+// are noted too (their highest seq, 0023), so that a missed call written
+// after it counts though the wall clock stepped back below the moment kept.
 func (db *DB) MarkHistorySeen(ctx context.Context, at time.Time) error {
 	sdb, err := db.raw()
 	if err == nil {
-		_, err = sdb.ExecContext(ctx, "UPDATE history_seen SET at = max(at, ?) WHERE id = 1", ts(at))
+		_, err = sdb.ExecContext(ctx, `UPDATE history_seen SET at = max(at, ?),
+			seq = max(seq, (SELECT coalesce(max(seq), 0) FROM history)) WHERE id = 1`, ts(at))
 	}
 	if err != nil {
 		return fmt.Errorf("mark history seen: %w", err)
@@ -48,7 +51,11 @@ func (db *DB) MarkHistorySeen(ctx context.Context, at time.Time) error {
 
 // MissedSinceSeen counts the missed calls that ended after the history was
 // last seen (a call ringing while History was looked at is not seen as
-// missed then). The outcome index narrows it to the missed calls.
+// missed then), and those written after it, whatever their wall-clock end:
+// after the clock stepped back (NTP correcting a clock that ran ahead, the
+// person setting it) a call missed now ended "before" the look and was not
+// counted, the badge said nothing. The outcome index narrows it to the
+// missed calls.
 func (db *DB) MissedSinceSeen(ctx context.Context) (int, error) {
 	sdb, err := db.raw()
 	if err != nil {
@@ -56,7 +63,8 @@ func (db *DB) MissedSinceSeen(ctx context.Context) (int, error) {
 	}
 	var n int
 	err = sdb.QueryRowContext(ctx, `SELECT count(*) FROM history
-		WHERE outcome = 'missed' AND ended_at > (SELECT at FROM history_seen WHERE id = 1)`).Scan(&n)
+		WHERE outcome = 'missed' AND (ended_at > (SELECT at FROM history_seen WHERE id = 1)
+			OR seq > (SELECT seq FROM history_seen WHERE id = 1))`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("missed calls: %w", err)
 	}
