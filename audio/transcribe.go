@@ -40,6 +40,11 @@ const MaxTranscribe = 4 * time.Hour
 // so every segment says who spoke (left = local, right = remote), and returns
 // the segments of both in time order.
 func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Segment, error) {
+	// Only a regular file: opening a FIFO left in a recording's place
+	// waits for a writer for ever, and every later transcript with it.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a file", ErrTranscribe, path)
+	}
 	d, err := openWAV(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)

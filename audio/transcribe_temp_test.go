@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/softphone/softphone/internal/testpeer"
 )
@@ -159,5 +161,32 @@ func TestTranscriptLeftoversRemoved(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(recs, ".*")); len(m) != 0 {
 		t.Errorf("after: %v", m)
+	}
+}
+
+// TestTranscribeFIFORefused: a FIFO in a recording's place (left from
+// before) is refused at once; opening it waited for a writer for ever, and
+// the transcript runner with it (every later recording's transcript).
+func TestTranscribeFIFORefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "call.wav")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := TranscribeRecording(context.Background(), &whereTranscriber{}, path)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrTranscribe) || !strings.Contains(err.Error(), "not a file") {
+			t.Fatalf("error %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		// Let the stuck open end so the test binary can exit.
+		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("the transcript waits on the FIFO")
 	}
 }
