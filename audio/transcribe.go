@@ -54,7 +54,10 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 		return nil, fmt.Errorf("%w: the recording is %s long, longer than the %s that are transcribed", ErrTranscribe,
 			(time.Duration(d.frames/int64(d.rate)) * time.Second).String(), MaxTranscribe)
 	}
-	dir, err := transcriptTemp(path)
+	// The mono copies hold the recording's audio once more; pocketsphinx
+	// squeezes one channel at a time into another copy.
+	need := d.frames * 2 * int64(d.channels+1)
+	dir, err := transcriptTemp(path, need)
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,24 @@ import (
 // transcriptTempPrefix begins the name of a transcript's temporary folder.
 const transcriptTempPrefix = ".transcript-"
 
+// transcriptKeep is the room a transcript leaves free on the recordings'
+// disk: its copies must not take the space the recordings of calls under
+// way and the database write into (a recording stops when its disk is
+// full). 64 MiB is 17 minutes of a call's recording.
+const transcriptKeep = 64 << 20
+
+// diskFree is freeSpace; a test puts in a system's that does not know it.
+var diskFree = freeSpace
+
 // transcriptTemp makes the temporary folder of one transcript beside the
-// recording at path.
-func transcriptTemp(path string) (string, error) {
+// recording at path, whose copies take need bytes; when the disk's free
+// space is known and would fall below transcriptKeep, the transcript is
+// refused as the disk being full before anything is written.
+func transcriptTemp(path string, need int64) (string, error) {
+	if free, ok := diskFree(filepath.Dir(path)); ok && free < need+transcriptKeep {
+		return "", fmt.Errorf("%w: the disk of the recordings is full: the copies of the channels the recogniser reads need %d MB and %d MB are kept free for calls, %d MB are free; free some space",
+			ErrTranscribe, (need+1<<20-1)>>20, transcriptKeep>>20, free>>20)
+	}
 	dir, err := os.MkdirTemp(filepath.Dir(path), transcriptTempPrefix)
 	if err != nil {
 		return "", tempError(err)

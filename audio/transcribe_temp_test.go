@@ -114,8 +114,9 @@ func TestSqueezedCopyBesideTheChannel(t *testing.T) {
 
 // TestTranscriptFullDiskSaysSo: with no room beside the recording for the
 // channels' copies (a 1 MiB tmpfs holding a 0.6 MB recording, in a private
-// mount namespace), the transcript fails at once with an error that says
-// the disk is full, and leaves no part of its copies behind.
+// mount namespace) and the free space not known beforehand, the transcript
+// fails at once with an error that says the disk is full, and leaves no
+// part of its copies behind.
 func TestTranscriptFullDiskSaysSo(t *testing.T) {
 	dir, inside := testpeer.OnSmallTmpfs(t, "1m")
 	if !inside {
@@ -127,6 +128,10 @@ func TestTranscriptFullDiskSaysSo(t *testing.T) {
 	}
 	path := filepath.Join(recs, "call.wav")
 	loudStereo(t, path, 150000) // 600 kB: the copies need as much again
+	// Where the free space is not known (freeSpace, not Linux or macOS),
+	// the copies are written until the disk refuses one.
+	diskFree = func(string) (int64, bool) { return 0, false }
+	defer func() { diskFree = freeSpace }()
 	wt := &whereTranscriber{}
 	_, err := TranscribeRecording(context.Background(), wt, path)
 	if !errors.Is(err, ErrTranscribe) || !strings.Contains(err.Error(), "disk of the recordings is full") {
@@ -189,4 +194,34 @@ func TestTranscribeFIFORefused(t *testing.T) {
 		}
 		t.Fatal("the transcript waits on the FIFO")
 	}
+}
+
+// TestTranscriptLeavesRoomForCalls: a transcript whose copies would leave
+// less than transcriptKeep free on the recordings' disk is refused before
+// it writes anything, saying the disk is full: the copies (the recording's
+// audio once more) must not take the space a call's recording writes into
+// (it stops when the disk is full). A 66 MiB tmpfs in a private mount
+// namespace, a 2 MB recording: the copies would fit, with less than 64 MiB
+// left.
+func TestTranscriptLeavesRoomForCalls(t *testing.T) {
+	dir, inside := testpeer.OnSmallTmpfs(t, "66m")
+	if !inside {
+		return
+	}
+	recs := filepath.Join(dir, "recordings")
+	if err := os.Mkdir(recs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(recs, "call.wav")
+	loudStereo(t, path, 500000)
+	before, _ := freeSpace(recs)
+	wt := &whereTranscriber{}
+	_, err := TranscribeRecording(context.Background(), wt, path)
+	if !errors.Is(err, ErrTranscribe) || !strings.Contains(err.Error(), "disk of the recordings is full") {
+		t.Fatalf("error %v (%d MB free)", err, before>>20)
+	}
+	if after, _ := freeSpace(recs); after != before || len(wt.dirs) != 0 {
+		t.Errorf("free %d bytes before, %d after; the recogniser was given %v", before, after, wt.dirs)
+	}
+	t.Log(err)
 }
