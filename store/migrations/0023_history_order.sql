@@ -5,13 +5,15 @@
 -- listed below them, off the first page; newest first is the newest call
 -- on top, whatever the clock said. seq numbers the entries as they are
 -- written (history.go: one more than the highest); the entries from before
--- are numbered in the order of their start. started_at and id stay in the
--- indexes after it, so entries without a number keep their order.
+-- are numbered in the order of their start (and stamped anew in the same
+-- statement: the rev trigger of 0012 would update each row a second time).
+-- started_at and id stay in the indexes after it, so entries without a
+-- number keep their order. It takes about 2 s for 100,000 entries, once.
 --
 -- history_seen.seq is the highest number when History was last seen: a
 -- missed call written after it is new, whatever the clock (history_seen.go).
 ALTER TABLE history ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
-UPDATE history SET seq = o.n FROM (SELECT rowid AS r, row_number() OVER (ORDER BY started_at, id) AS n FROM history) AS o
+UPDATE history SET seq = o.n, rev = random() FROM (SELECT rowid AS r, row_number() OVER (ORDER BY started_at, id) AS n FROM history) AS o
     WHERE history.rowid = o.r;
 
 DROP INDEX history_page;
