@@ -68,12 +68,27 @@ func TestClockStepBackHistoryOrder(t *testing.T) {
 			t.Errorf("HistoryPage %+v = %v, want the call after the step first", f, got)
 		}
 	}
-	// Looked at after the step: seen; a call missed after that counts.
+	// Looked at after the step while a call rings: seen; that call, missed
+	// after the look, counts, as does a call missed after that.
+	ringing := HistoryEntry{CallID: "ringing", Direction: "in", StartedAt: t0.Add(9 * time.Minute)}
+	if err := db.StartHistory(ctx, ringing); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.MarkHistorySeen(ctx, t0.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if n := missed(); n != 0 {
 		t.Errorf("missed after seen again = %d, want 0", n)
+	}
+	ringing.Outcome, ringing.EndedAt = "missed", t0.Add(11*time.Minute)
+	if err := db.FinishHistory(ctx, ringing); err != nil {
+		t.Fatal(err)
+	}
+	if n := missed(); n != 1 {
+		t.Errorf("a call ringing during the look after the step and missed after it counts %d, want 1", n)
+	}
+	if err := db.MarkHistorySeen(ctx, t0.Add(12*time.Minute)); err != nil {
+		t.Fatal(err)
 	}
 	call("later", "missed", false, t0.Add(20*time.Minute))
 	if n := missed(); n != 1 {

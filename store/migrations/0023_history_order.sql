@@ -10,8 +10,11 @@
 -- started_at and id stay in the indexes after it, so entries without a
 -- number keep their order. It takes about 2 s for 100,000 entries, once.
 --
--- history_seen.seq is the highest number when History was last seen: a
--- missed call written after it is new, whatever the clock (history_seen.go).
+-- history_seen.seq is the highest number when History was last seen, and
+-- open_from the lowest of the calls still open then: a missed call written
+-- after the look is new whatever the clock, one from open_from on if it
+-- ended after the look (history_seen.go). A database from before keeps
+-- judging its entries by their end (open_from 0).
 ALTER TABLE history ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 UPDATE history SET seq = o.n, rev = random() FROM (SELECT rowid AS r, row_number() OVER (ORDER BY started_at, id) AS n FROM history) AS o
     WHERE history.rowid = o.r;
@@ -26,4 +29,5 @@ DROP INDEX history_account_started;
 CREATE INDEX history_account_started ON history (account_id, seq DESC, started_at DESC, id DESC);
 
 ALTER TABLE history_seen ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE history_seen ADD COLUMN open_from INTEGER NOT NULL DEFAULT 0;
 UPDATE history_seen SET seq = (SELECT coalesce(max(seq), 0) FROM history WHERE ended_at <= history_seen.at);
