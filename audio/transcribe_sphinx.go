@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -108,6 +109,11 @@ func (p Pocketsphinx) run(ctx context.Context, bin, wavPath string) ([]Segment, 
 		args = append([]string{"-infile", wavPath, "-time", "yes", "-logfn", "/dev/null"}, p.Args...)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.SysProcAttr = sphinxProcAttr()
+	// The death signal follows the thread that starts the program: this
+	// goroutine keeps it until the program has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
