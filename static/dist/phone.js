@@ -533,8 +533,19 @@
       setTimeout(() => this.stop(), 3e3);
     }
     // update rings while some call rings in and notifies once per such call.
+    // A call that no longer rings here (the caller gave up, it was answered
+    // or declined, here or elsewhere) takes its notification away: it asks
+    // for a click (requireInteraction) and stayed up for good, offering
+    // Answer on a call that was gone, whose click then did nothing. Only the
+    // calls ringing now are remembered.
     update() {
       const ringing = $$('[data-state="ringing-in"]');
+      const now = new Set(ringing.map((c) => c.dataset.callId ?? ""));
+      for (const id of this.notified) {
+        if (now.has(id)) continue;
+        this.notified.delete(id);
+        void unnotify(id);
+      }
       if (ringing.length === 0) {
         this.stop();
         return;
@@ -544,11 +555,21 @@
         const id = card.dataset.callId ?? "";
         if (this.notified.has(id)) continue;
         this.notified.add(id);
-        void notify(card);
+        void notify(card, () => this.notified.has(id));
       }
     }
   };
-  async function notify(card) {
+  var plain = /* @__PURE__ */ new Map();
+  async function unnotify(call) {
+    plain.get(call)?.close();
+    plain.delete(call);
+    try {
+      const reg = await navigator.serviceWorker?.getRegistration("/");
+      for (const n of await reg?.getNotifications({ tag: "call-" + call }) ?? []) n.close();
+    } catch {
+    }
+  }
+  async function notify(card, still) {
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     const title = card.querySelector(".state")?.textContent ?? "Incoming call";
     const body = card.querySelector(".who")?.textContent ?? "";
@@ -565,15 +586,21 @@
           data,
           actions: [{ action: "answer", title: answer }, { action: "decline", title: decline }]
         });
+        if (!still()) await unnotify(data.call ?? "");
         return;
       }
     } catch {
     }
+    if (!still()) return;
     const n = new Notification(title, { body, tag: "call-" + data.call });
     n.onclick = () => {
       window.focus();
       n.close();
     };
+    n.onclose = () => {
+      if (plain.get(data.call ?? "") === n) plain.delete(data.call ?? "");
+    };
+    plain.set(data.call ?? "", n);
   }
   function act(action, call) {
     const btn = document.querySelector(`[data-call-id="${CSS.escape(call)}"] [data-action="${action}"]`);

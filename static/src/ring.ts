@@ -69,22 +69,48 @@ export class Ringer {
   }
 
   // update rings while some call rings in and notifies once per such call.
+  // A call that no longer rings here (the caller gave up, it was answered
+  // or declined, here or elsewhere) takes its notification away: it asks
+  // for a click (requireInteraction) and stayed up for good, offering
+  // Answer on a call that was gone, whose click then did nothing. Only the
+  // calls ringing now are remembered.
   update(): void {
     const ringing = $$('[data-state="ringing-in"]');
+    const now = new Set(ringing.map((c) => c.dataset.callId ?? ''));
+    for (const id of this.notified) {
+      if (now.has(id)) continue;
+      this.notified.delete(id);
+      void unnotify(id);
+    }
     if (ringing.length === 0) { this.stop(); return; }
     this.start();
     for (const card of ringing) {
       const id = card.dataset.callId ?? '';
       if (this.notified.has(id)) continue;
       this.notified.add(id);
-      void notify(card);
+      void notify(card, () => this.notified.has(id));
     }
   }
 }
 
+// plain are the notifications made without the service worker, by call.
+const plain = new Map<string, Notification>();
+
+// unnotify closes the notification of a call that no longer rings.
+async function unnotify(call: string): Promise<void> {
+  plain.get(call)?.close();
+  plain.delete(call);
+  try {
+    const reg = await navigator.serviceWorker?.getRegistration('/');
+    for (const n of await reg?.getNotifications({ tag: 'call-' + call }) ?? []) n.close();
+  } catch { /* no service worker: nothing of its to close */ }
+}
+
 // notify shows a desktop notification with Answer and Decline; the buttons
 // work through the service worker (only its notifications carry actions).
-async function notify(card: HTMLElement): Promise<void> {
+// still tells whether the call still rings: one that stopped while the
+// notification was being shown has it closed again at once.
+async function notify(card: HTMLElement, still: () => boolean): Promise<void> {
   if (!('Notification' in window) || Notification.permission !== 'granted') return;
   const title = card.querySelector('.state')?.textContent ?? 'Incoming call';
   const body = card.querySelector('.who')?.textContent ?? '';
@@ -98,11 +124,15 @@ async function notify(card: HTMLElement): Promise<void> {
         body, tag: 'call-' + data.call, requireInteraction: true, data,
         actions: [{ action: 'answer', title: answer }, { action: 'decline', title: decline }],
       } as NotificationOptions);
+      if (!still()) await unnotify(data.call ?? '');
       return;
     }
   } catch { /* fall back to a plain notification */ }
+  if (!still()) return;
   const n = new Notification(title, { body, tag: 'call-' + data.call });
   n.onclick = () => { window.focus(); n.close(); };
+  n.onclose = () => { if (plain.get(data.call ?? '') === n) plain.delete(data.call ?? ''); };
+  plain.set(data.call ?? '', n);
 }
 
 // act runs what a notification button asked for on the call's card.
