@@ -847,7 +847,7 @@
   var retakeMs = 1e4;
   var retakeBound = performance.now() + retakeMs;
   function audioSign() {
-    const mine = $("#audio-holder")?.dataset.holder === tabID();
+    const mine = $("#audio-holder")?.dataset.holder === tabID() && audio.state === "ready";
     audio.need(needsAudio() && (mine || audio.state === "connecting" || audio.state === "live"));
     const { text, ok } = audioWords();
     const el = $("#audio-text");
