@@ -13,12 +13,20 @@
       body: JSON.stringify(body)
     });
   }
+  var tab = "";
   function tabID() {
+    if (tab) return tab;
     let id = sessionStorage.getItem("softphone-tab");
-    if (!id) {
+    if (!id || sessionStorage.getItem("softphone-tab-open")) {
       id = crypto.randomUUID();
       sessionStorage.setItem("softphone-tab", id);
     }
+    sessionStorage.setItem("softphone-tab-open", "1");
+    window.addEventListener("pagehide", () => sessionStorage.removeItem("softphone-tab-open"));
+    window.addEventListener("pageshow", (e) => {
+      if (e.persisted) sessionStorage.setItem("softphone-tab-open", "1");
+    });
+    tab = id;
     return id;
   }
   function $(sel, root = document) {
