@@ -510,7 +510,7 @@
       void this.ctx.resume();
       const el = this.el;
       if (el.setSinkId) void el.setSinkId(this.device).catch(() => void 0);
-      void this.el.play().catch(() => void 0);
+      void this.play();
       const on = () => {
         if (!this.ctx || !this.gain) return;
         const t = this.ctx.currentTime, v = this.volume / 100 * 0.3;
@@ -526,7 +526,29 @@
         document.title = odd ? "\u260E " + (document.body.dataset.incoming ?? "Incoming call") : this.title;
       }, 1e3);
     }
+    // play starts the ringer's sound. A page nobody clicked may be held by
+    // the browser's autoplay policy (Firefox's default, Chromium's without
+    // the site's media engagement: a page the phone opened at login): the
+    // call rang in silence and nothing said why. While the ring is held the
+    // header shows "Click to hear the call" (data-ring-held on <html>, as
+    // rtc.ts does for a call's audio); that click starts it.
+    async play() {
+      const blocked = await this.el.play().then(() => false, (e) => e?.name === "NotAllowedError");
+      this.held(this.timer !== 0 && (blocked || this.ctx?.state === "suspended"));
+    }
+    held(on) {
+      const root = document.documentElement;
+      if (on) root.dataset.ringHeld = "";
+      else delete root.dataset.ringHeld;
+    }
+    // unhold is the click on "Click to hear the call" (a user activation).
+    async unhold() {
+      if (!this.timer) return;
+      void this.ctx?.resume();
+      await this.play();
+    }
     stop() {
+      this.held(false);
       if (!this.timer) return;
       clearInterval(this.timer);
       clearInterval(this.flash);
@@ -1026,6 +1048,9 @@
         btn.dataset.redial = num.value.trim();
         btn.disabled = false;
       }
+    });
+    document.addEventListener("click", (e) => {
+      if (e.target?.closest?.("#audio-play")) void ringer.unhold();
     });
     document.addEventListener("pointerdown", () => {
       void audio.ctx?.resume();

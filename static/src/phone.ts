@@ -270,6 +270,10 @@ function start(): void {
     const btn = $('#redial') as HTMLButtonElement | null;
     if (num && btn && num.value.trim()) { btn.dataset.redial = num.value.trim(); btn.disabled = false; }
   });
+  // The header's "Click to hear the call" also lets a ring held by the autoplay policy sound.
+  document.addEventListener('click', (e) => {
+    if ((e.target as HTMLElement | null)?.closest?.('#audio-play')) void ringer.unhold();
+  });
   // A click anywhere lets audio start (autoplay rules) and asks for notifications once.
   document.addEventListener('pointerdown', () => {
     void audio.ctx?.resume();

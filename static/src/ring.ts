@@ -35,7 +35,7 @@ export class Ringer {
     void this.ctx.resume();
     const el = this.el as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
     if (el.setSinkId) void el.setSinkId(this.device).catch(() => undefined);
-    void this.el.play().catch(() => undefined);
+    void this.play();
     const on = () => {
       if (!this.ctx || !this.gain) return;
       const t = this.ctx.currentTime, v = (this.volume / 100) * 0.3;
@@ -52,7 +52,32 @@ export class Ringer {
     }, 1000);
   }
 
+  // play starts the ringer's sound. A page nobody clicked may be held by
+  // the browser's autoplay policy (Firefox's default, Chromium's without
+  // the site's media engagement: a page the phone opened at login): the
+  // call rang in silence and nothing said why. While the ring is held the
+  // header shows "Click to hear the call" (data-ring-held on <html>, as
+  // rtc.ts does for a call's audio); that click starts it.
+  private async play(): Promise<void> {
+    const blocked = await this.el.play().then(() => false, (e: unknown) => (e as DOMException)?.name === 'NotAllowedError');
+    this.held(this.timer !== 0 && (blocked || this.ctx?.state === 'suspended'));
+  }
+
+  private held(on: boolean): void {
+    const root = document.documentElement;
+    if (on) root.dataset.ringHeld = '';
+    else delete root.dataset.ringHeld;
+  }
+
+  // unhold is the click on "Click to hear the call" (a user activation).
+  async unhold(): Promise<void> {
+    if (!this.timer) return;
+    void this.ctx?.resume();
+    await this.play();
+  }
+
   stop(): void {
+    this.held(false);
     if (!this.timer) return;
     clearInterval(this.timer);
     clearInterval(this.flash);
