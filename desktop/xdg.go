@@ -127,21 +127,72 @@ func checkXDG(t Target) Status {
 
 // xdgItem reads the Exec line of a desktop entry and compares it.
 func xdgItem(path, want string) Item {
+	v, found, err := xdgExecLine(path)
+	switch {
+	case err != nil:
+		return Item{State: StateNone}
+	case !found:
+		return Item{State: StateOther, Where: path}
+	case slices.Equal(execWords(v), execWords(want)):
+		return Item{State: StateOurs, Where: path}
+	}
+	return Item{State: StateOther, Where: path + ": " + v}
+}
+
+// xdgExecLine is the Exec value of a desktop entry; err when it cannot be
+// opened, found false when it has none.
+func xdgExecLine(path string) (line string, found bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Item{State: StateNone}
+		return "", false, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "Exec="); ok {
-			if slices.Equal(execWords(v), execWords(want)) {
-				return Item{State: StateOurs, Where: path}
-			}
-			return Item{State: StateOther, Where: path + ": " + v}
+			return v, true, nil
 		}
 	}
-	return Item{State: StateOther, Where: path}
+	return "", false, nil
+}
+
+// xdgStale says the entry at path is this phone's (the same program and
+// arguments as want) but not written as want is: an earlier version's,
+// which quoted every argument, so xdg-open without a known desktop could
+// not run it (see execArg).
+func xdgStale(path, want string) bool {
+	v, found, err := xdgExecLine(path)
+	return err == nil && found && v != want && slices.Equal(execWords(v), execWords(want))
+}
+
+// refreshXDG writes again the entries of this phone that an earlier version
+// wrote in the older form; an entry of another program, or none, is left
+// as it is.
+func refreshXDG(t Target) ([]string, error) {
+	var wrote []string
+	links, err := xdgExec(t, "dial", "%u")
+	if err != nil {
+		return nil, err
+	}
+	if xdgStale(xdgEntryPath(t), links) {
+		w, err := installXDG(t)
+		if err != nil {
+			return nil, err
+		}
+		wrote = append(wrote, w...)
+	}
+	login, err := xdgExec(t, "--no-browser")
+	if err != nil {
+		return wrote, err
+	}
+	if xdgStale(xdgAutostartPath(t), login) {
+		w, err := loginXDG(t, true)
+		if err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, w)
+	}
+	return wrote, nil
 }
 
 // execWords splits an Exec line into its arguments (quotes taken away,

@@ -81,3 +81,50 @@ func TestXDGEntryOfAnEarlierVersionIsOurs(t *testing.T) {
 		t.Errorf("another home sees %+v", st.Links)
 	}
 }
+
+// TestRefreshRewritesAnEarlierVersionsEntries: the phone's start brings an
+// entry of an earlier version (every argument quoted, which xdg-open's
+// generic mode cannot run) to this version's form; an entry of another
+// program and an entry already current are not written.
+func TestRefreshRewritesAnEarlierVersionsEntries(t *testing.T) {
+	home := t.TempDir()
+	tg := Target{OS: "linux", UserHome: home, Binary: "/usr/bin/softphone", PhoneHome: "/home/u/.config/softphone"}
+	if wrote, err := Refresh(tg); err != nil || len(wrote) != 0 {
+		t.Fatalf("nothing in place: wrote %v, %v", wrote, err)
+	}
+	old := "[Desktop Entry]\nType=Application\nName=Softphone\n" +
+		`Exec="/usr/bin/softphone" "--home" "/home/u/.config/softphone" dial %u` + "\n"
+	oldLogin := "[Desktop Entry]\nType=Application\nName=Softphone\n" +
+		`Exec="/usr/bin/softphone" "--home" "/home/u/.config/softphone" "--no-browser"` + "\n"
+	if err := writeFile(xdgEntryPath(tg), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(xdgAutostartPath(tg), []byte(oldLogin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wrote, err := Refresh(tg)
+	if err != nil || len(wrote) != 2 {
+		t.Fatalf("earlier version's entries: wrote %v, %v", wrote, err)
+	}
+	want, _ := xdgExec(tg, "dial", "%u")
+	if v, _, _ := xdgExecLine(xdgEntryPath(tg)); v != want || strings.Contains(v, `"`) {
+		t.Errorf("link entry after refresh: Exec=%s, want %s", v, want)
+	}
+	wantLogin, _ := xdgExec(tg, "--no-browser")
+	if v, _, _ := xdgExecLine(xdgAutostartPath(tg)); v != wantLogin {
+		t.Errorf("login entry after refresh: Exec=%s, want %s", v, wantLogin)
+	}
+	if wrote, err := Refresh(tg); err != nil || len(wrote) != 0 {
+		t.Errorf("current entries written again: %v, %v", wrote, err)
+	}
+	other := "[Desktop Entry]\nType=Application\nName=Other\nExec=\"/usr/bin/otherphone\" \"%u\"\n"
+	if err := writeFile(xdgEntryPath(tg), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := Refresh(tg); err != nil || len(wrote) != 0 {
+		t.Errorf("another program's entry written over: %v, %v", wrote, err)
+	}
+	if b, _ := os.ReadFile(xdgEntryPath(tg)); string(b) != other {
+		t.Errorf("another program's entry changed:\n%s", b)
+	}
+}
