@@ -53,20 +53,26 @@ func localPeer(ip netip.Addr) bool {
 	return false
 }
 
-// refuseLocalMedia answers 488 to a new INVITE whose offer chooseMedia
-// refuses for its media address, before it rings (as refuseClearOffer),
-// and ends the call as failed. It reports whether it did.
+// refuseLocalMedia answers 488 to a new INVITE whose offer cannot be
+// used, before it rings (as refuseClearOffer), and ends the call as
+// failed: chooseMedia refuses its media address or finds no codec, or it
+// cannot be read at all (a host name in c=, no audio m= line). Such a
+// call rang and failed only when the person answered it (prepareAnswer's
+// 488). It reports whether it did.
 func (c *call) refuseLocalMedia(req *sip.Request) bool {
 	body := req.Body()
 	if len(body) == 0 {
 		return false // we offer in the 200; the ACK's answer is checked
 	}
 	r, err := parseSDP(body)
-	if err != nil {
-		return false // answer() refuses it with 488 as before
+	if err == nil {
+		_, err = c.chooseMedia(r, true)
 	}
-	if _, err := c.chooseMedia(r, true); !errors.Is(err, errLocalMedia) {
+	if err == nil {
 		return false
+	}
+	if !errors.Is(err, errLocalMedia) { // chooseMedia said so already
+		c.p.log.Info("incoming call refused: its SDP offer cannot be used", "call", c.id, "error", err)
 	}
 	c.begin(StateRingingIn)
 	sess := c.in

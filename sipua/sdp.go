@@ -15,6 +15,9 @@ import (
 // errNoCodec is an offer or answer without an audio codec we speak (488).
 var errNoCodec = errors.New("no common audio codec")
 
+// errHostAddr is a c= line naming a host instead of an address (parseSDP).
+var errHostAddr = errors.New("sdp: connection address is a host name, not an IP address")
+
 // remoteSDP is what we use of the other side's session description.
 type remoteSDP struct {
 	addr   *net.UDPAddr
@@ -63,11 +66,13 @@ func parseSDP(body []byte) (remoteSDP, error) {
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {
-		ips, err := net.LookupIP(host)
-		if err != nil || len(ips) == 0 {
-			return remoteSDP{}, fmt.Errorf("sdp: connection address %q", host)
-		}
-		ip = ips[0]
+		// RFC 4566 5.7 allows a host name here, but it is not looked up:
+		// the lookup ran on the call's goroutine (a name whose servers
+		// never answer stalled the call for the resolver's timeouts, its
+		// ringing and hang-up waiting behind it) and it told the name's
+		// owner, before anyone answered, that this phone exists and
+		// where its resolver is. PBXs, SBCs and browsers write addresses.
+		return remoteSDP{}, fmt.Errorf("%w: %q", errHostAddr, host)
 	}
 	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv}
 	maps := map[uint8]audio.Codec{}
