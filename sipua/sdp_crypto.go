@@ -120,6 +120,7 @@ type mediaSec struct {
 	crypto      []cryptoAttr // the a=crypto lines we can use, in the SDP's order
 	fingerprint string       // a=fingerprint (RFC 8122), media or session level
 	setup       string       // a=setup (RFC 4145): actpass, active, passive
+	tlsID       string       // a=tls-id (RFC 8842 4): its DTLS association's name
 }
 
 // secureProto reports an m= line that demands SRTP (RFC 3711 12: SAVP).
@@ -136,6 +137,8 @@ func mediaSecOf(md *sdp.MediaDescription, session []sdp.Attribute) mediaSec {
 				m.fingerprint = strings.TrimSpace(a.Value)
 			case "setup":
 				m.setup = strings.TrimSpace(a.Value)
+			case "tls-id":
+				m.tlsID = strings.TrimSpace(a.Value)
 			}
 		}
 	}
