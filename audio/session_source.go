@@ -69,12 +69,13 @@ func (s *Session) admit(from netip.AddrPort, now time.Time) (ok, latch bool) {
 	f := &s.src
 	switch {
 	case ip == f.sdp:
-		if f.latchd.IsValid() {
+		if f.latchd.IsValid() && localScope(ip) {
 			// The far end sends from behind a NAT (the stream latched
 			// to the SIP peer's IP): its SDP's address is a private one
 			// of its own network, and a host with that address here is
 			// on ours (the same 192.168.1.x): not the far end, whose
-			// audio it must not join.
+			// audio it must not join. (A public SDP address, a media
+			// relay beside the PBX, keeps being heard.)
 			break
 		}
 		s.latched = true // packets from the SDP's address: it is right, nothing to move
@@ -121,6 +122,16 @@ func (s *Session) admit(from netip.AddrPort, now time.Time) (ok, latch bool) {
 			"sdp", f.sdp.String(), "sip_peer", f.peer.String())
 	}
 	return false, false
+}
+
+// cgnat is the shared address space of carrier-grade NATs (RFC 6598).
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// localScope says whether ip is an address of some private network
+// (RFC 1918, RFC 4193, RFC 6598, link-local, loopback), which a host of
+// our own network may hold as well.
+func localScope(ip netip.Addr) bool {
+	return ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || cgnat.Contains(ip)
 }
 
 // latch moves our stream to from, the SIP peer's address whose packet
