@@ -25,9 +25,15 @@ func (c *call) chooseMedia(r remoteSDP, weAnswer bool) (negotiated, error) {
 	return choose(r, c.p.media.Codecs(), weAnswer)
 }
 
-// badMediaTarget: loopback (127.0.0.0/8, ::1) or multicast.
+// badMediaTarget: loopback (127.0.0.0/8, ::1), an address of this
+// machine's own interfaces (its LAN address reaches the same local
+// services as loopback, those listening on all addresses), or multicast.
 func badMediaTarget(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsMulticast()
+	if ip.IsMulticast() {
+		return true
+	}
+	a, ok := netip.AddrFromSlice(ip)
+	return ok && localPeer(a.Unmap())
 }
 
 // localPeer says whether the SIP peer is on this machine: loopback or one
