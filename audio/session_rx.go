@@ -42,8 +42,8 @@ func (s *Session) readLoop() {
 		if p.Unmarshal(pkt) != nil {
 			continue
 		}
-		if latch && !s.latch(from, p.SSRC, p.PayloadType, now) {
-			continue // not the call's media, or another port's without the stream's SSRC
+		if latch && !s.latch(from, p.SSRC, now) {
+			continue // another port's, without the stream's SSRC (session_source.go)
 		}
 		s.mu.Lock()
 		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir

@@ -136,15 +136,15 @@ func localScope(ip netip.Addr) bool {
 
 // latch moves our stream to from, the SIP peer's address whose packet
 // admit let through and that proved to be the far end's, unless the SDP's
-// address spoke first. It says whether the packet is taken: only the
-// call's payload types latch (RFC 7362 5: a packet that is not the call's
-// media moves nothing), and on a clear stream that latched already,
-// another port takes it only with the stream's SSRC (a NAT that gave the
-// far end a new port; a stranger forging the peer's IP cannot know it)
-// or after the latched source sent nothing for relatchQuiet (a forged
-// first packet took the stream: the far end's own get it back). Others
-// are strays.
-func (s *Session) latch(from netip.AddrPort, ssrc uint32, pt uint8, now time.Time) bool {
+// address spoke first. It says whether the packet is taken: on a clear
+// stream that latched already, another port takes it only with the
+// stream's SSRC (a NAT that gave the far end a new port; a stranger
+// forging the peer's IP cannot know it) or after the latched source sent
+// nothing for relatchQuiet (a forged first packet took the stream: the
+// far end's own get it back). Others are strays. Any payload type
+// latches: a far end with voice activity detection that is silent at the
+// start sends comfort noise (RFC 3389) only, and must get our audio.
+func (s *Session) latch(from netip.AddrPort, ssrc uint32, now time.Time) bool {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -155,9 +155,6 @@ func (s *Session) latch(from netip.AddrPort, ssrc uint32, pt uint8, now time.Tim
 	if from == f.latchd {
 		s.latched, f.heard = true, now // latched there already (again, after a new DTLS association)
 		return true
-	}
-	if pt != s.codec.PT && (s.dtmfPT == 0 || pt != s.dtmfPT) {
-		return false // comfort noise (or junk) latches nothing; it would not be played
 	}
 	if f.latchd.IsValid() && s.srtp.Load() == nil {
 		if cur, ok := s.rx.source(); (!ok || ssrc != cur) && now.Sub(f.heard) < relatchQuiet {
