@@ -113,6 +113,10 @@ func (c *call) offerUsable(r remoteSDP) (*cryptoAttr, bool, error) {
 		if r.sec.fingerprint == "" {
 			return nil, false, fmt.Errorf("offer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 		}
+		if !sha256FP(r.sec.fingerprint) {
+			// Refused before it rings; the handshake failed when answered.
+			return nil, false, fmt.Errorf("offer %s without a sha-256 a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+		}
 		return nil, true, nil
 	}
 	var pick *cryptoAttr

@@ -23,13 +23,7 @@ import (
 // call stayed silent (the far end waits for a handshake that never
 // comes), and the answer still said a=setup:active, clients both ways.
 func TestDTLSReofferRestartsAssociation(t *testing.T) {
-	// rawCallerPhone's phone and caller, with a real audio engine (DTLS).
-	peer := newRawPeer(t)
-	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true}
-	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID, AutoAnswer: true}, Accounts: []store.Account{acc}}
-	p := startPhoneWith(t, s, secretMap{}, nil, withAudio(t))
-	r := &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.stackPort()},
-		callID: uuid.NewString(), ftag: "c" + uuid.NewString()[:8]}
+	p, r := dtlsRawCallerPhone(t)
 	media := newRawPeer(t) // the far end's RTP port: the phone's DTLS records come here
 	fp := "sha-256 " + strings.TrimSuffix(strings.Repeat("AB:", 32), ":")
 	offer := func(setup, tlsID string) string {
@@ -99,4 +93,57 @@ func TestDTLSReofferRestartsAssociation(t *testing.T) {
 	clientHello("after the new tls-id", first)
 	// The far end takes the client's role: the phone answers as the server.
 	reinvite("the far end now the client", "active", "cc03", "passive")
+}
+
+// dtlsRawCallerPhone is rawCallerPhone's auto-answering phone and caller,
+// with a real audio engine (DTLS).
+func dtlsRawCallerPhone(t *testing.T) (*tphone, *rawCaller) {
+	t.Helper()
+	peer := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true}
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID, AutoAnswer: true}, Accounts: []store.Account{acc}}
+	p := startPhoneWith(t, s, secretMap{}, nil, withAudio(t))
+	return p, &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.stackPort()},
+		callID: uuid.NewString(), ftag: "c" + uuid.NewString()[:8]}
+}
+
+// TestDTLSOfferFingerprintHashes: a DTLS-SRTP offer may name the far
+// end's certificate with several hash functions (RFC 8122 5); the phone
+// checks sha-256. An offer listing sha-256 and then sha-1 is answered
+// (the last line was taken: 500 when answered); one with sha-1 only gets
+// 488 before it rings (it rang, and got 500 when answered).
+func TestDTLSOfferFingerprintHashes(t *testing.T) {
+	p, r := dtlsRawCallerPhone(t)
+	hex := func(n int) string { return strings.TrimSuffix(strings.Repeat("AB:", n), ":") }
+	for i, tc := range []struct {
+		name, fps string
+		want      int
+	}{
+		{"sha-256 then sha-1", "a=fingerprint:sha-256 " + hex(32) + "\r\na=fingerprint:sha-1 " + hex(20) + "\r\n", 200},
+		{"sha-1 only", "a=fingerprint:sha-1 " + hex(20) + "\r\n", 488},
+	} {
+		sdp := strings.Replace(rawSDP(40000+2*i, audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) + tc.fps + "a=setup:actpass\r\n"
+		callID := uuid.NewString()
+		br := r.request("INVITE", callID, r.ftag, "", 1, "", sdp)
+		var res string
+		for res = r.response(br); statusOf(res) < 200; res = r.response(br) {
+			if statusOf(res) == 180 && tc.want >= 300 {
+				t.Fatalf("%s: rang", tc.name)
+			}
+		}
+		if statusOf(res) != tc.want {
+			t.Fatalf("%s: answered %q, want %d", tc.name, strings.SplitN(res, "\r\n", 2)[0], tc.want)
+		}
+		if tc.want >= 300 {
+			r.ack(1, br)
+			continue
+		}
+		r.callID, r.ttag = callID, tagOf(header(res, "To"))
+		r.ack(1, "")
+		c := p.waitState("", StateActive, 5*time.Second)
+		must(t, p.Hangup(bg, c.ID))
+		if bye, ok := r.requestFromPhone("BYE", 5*time.Second); ok {
+			r.answer(bye, "200 OK", "", "")
+		}
+	}
 }
