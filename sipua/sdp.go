@@ -24,7 +24,19 @@ type remoteSDP struct {
 	codecs []audio.Codec // in the order of the m= line, with its payload types
 	dir    audio.Direction
 	sec    mediaSec // proto and a=crypto lines (sdp_crypto.go)
+	// The m= lines besides our audio one (video, a second audio, lines
+	// rejected with port 0), in order; ours was at audioAt.
+	others  []otherMedia
+	audioAt int
 }
+
+// otherMedia is an m= line we do not use. An answer has as many m= lines
+// as the offer, in its order, the ones it rejects with port 0 (RFC 3264
+// 6), and later offers keep them (8): an answer with the audio line only
+// to an offer of audio and video was refused by stacks that count them
+// (pjsip's "media count mismatch": the call failed), and others took our
+// audio line for the video one when video came first.
+type otherMedia struct{ media, proto, format string }
 
 // negotiated is the outcome of an offer/answer exchange (RFC 3264).
 type negotiated struct {
@@ -44,11 +56,18 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		return remoteSDP{}, fmt.Errorf("sdp: %w", err)
 	}
 	var md *sdp.MediaDescription
+	var others []otherMedia
+	audioAt := 0
 	for _, m := range sd.MediaDescriptions {
-		if m.MediaName.Media == "audio" && m.MediaName.Port.Value > 0 {
-			md = m
-			break
+		if md == nil && m.MediaName.Media == "audio" && m.MediaName.Port.Value > 0 {
+			md, audioAt = m, len(others)
+			continue
 		}
+		o := otherMedia{media: m.MediaName.Media, proto: strings.Join(m.MediaName.Protos, "/"), format: "0"}
+		if len(m.MediaName.Formats) > 0 {
+			o.format = m.MediaName.Formats[0]
+		}
+		others = append(others, o)
 	}
 	if md == nil {
 		return remoteSDP{}, fmt.Errorf("sdp: %w", errNoCodec)
@@ -74,7 +93,7 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		// where its resolver is. PBXs, SBCs and browsers write addresses.
 		return remoteSDP{}, fmt.Errorf("%w: %q", errHostAddr, host)
 	}
-	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv}
+	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv, others: others, audioAt: audioAt}
 	maps := map[uint8]audio.Codec{}
 	fmtps := map[uint8]string{}
 	for _, a := range md.Attributes {
@@ -258,6 +277,19 @@ func buildSDPSec(ip string, port int, codecs []audio.Codec, dir audio.Direction,
 	md.Attributes = append(md.Attributes, sdp.NewAttribute("ptime", "20"), sdp.NewPropertyAttribute(dir.String()))
 	sec.apply(md)
 	sd.MediaDescriptions = []*sdp.MediaDescription{md}
+	if len(sec.others) > 0 {
+		sd.MediaDescriptions = make([]*sdp.MediaDescription, 0, len(sec.others)+1)
+		for i, o := range sec.others {
+			if i == sec.audioAt {
+				sd.MediaDescriptions = append(sd.MediaDescriptions, md)
+			}
+			sd.MediaDescriptions = append(sd.MediaDescriptions, &sdp.MediaDescription{MediaName: sdp.MediaName{
+				Media: o.media, Port: sdp.RangedPort{Value: 0}, Protos: strings.Split(o.proto, "/"), Formats: []string{o.format}}})
+		}
+		if sec.audioAt >= len(sec.others) {
+			sd.MediaDescriptions = append(sd.MediaDescriptions, md)
+		}
+	}
 	b, err := sd.Marshal()
 	if err != nil {
 		// Marshal fails only on impossible values; an empty body makes the

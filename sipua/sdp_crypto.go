@@ -175,6 +175,9 @@ type localSec struct {
 	proto  string
 	crypto []cryptoAttr
 	attrs  []sdp.Attribute // a=fingerprint, a=setup (media_dtls.go)
+	// The m= lines we reject around ours (remoteSDP.others), port 0.
+	others  []otherMedia
+	audioAt int
 }
 
 func (l localSec) apply(md *sdp.MediaDescription) {
