@@ -1,8 +1,12 @@
 package sipua
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net"
 	"strconv"
 	"strings"
@@ -51,6 +55,7 @@ var staticPT = map[uint8]audio.Codec{0: audio.CodecPCMU, 8: audio.CodecPCMA, 9: 
 
 // parseSDP reads the first audio m= line of body.
 func parseSDP(body []byte) (remoteSDP, error) {
+	body = sdpPart(body)
 	var sd sdp.SessionDescription
 	if err := sd.Unmarshal(body); err != nil {
 		return remoteSDP{}, fmt.Errorf("sdp: %w", err)
@@ -133,6 +138,37 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		r.codecs = append(r.codecs, c)
 	}
 	return r, nil
+}
+
+// sdpPart is the application/sdp part of a multipart body (RFC 5621: a
+// carrier's INVITE with ISUP beside the SDP, SIP-T, RFC 3204; one with a
+// location, RFC 6442), or body as it is. Such offers failed to parse: the
+// call rang and got 488 when answered. A MIME body starts with its first
+// boundary ("--" and the boundary); an SDP starts with "v=".
+func sdpPart(body []byte) []byte {
+	if !bytes.HasPrefix(body, []byte("--")) {
+		return body
+	}
+	line, _, _ := bytes.Cut(body, []byte("\n"))
+	boundary := strings.TrimSpace(string(line[2:]))
+	if boundary == "" {
+		return body
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for range 8 { // a few parts; a body is at most a SIP message
+		part, err := mr.NextRawPart()
+		if err != nil {
+			return body
+		}
+		ct, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
+		if strings.EqualFold(ct, "application/sdp") {
+			if b, err := io.ReadAll(io.LimitReader(part, int64(len(body)))); err == nil {
+				return b
+			}
+			return body
+		}
+	}
+	return body
 }
 
 func parseRtpmap(v string) (uint8, audio.Codec, bool) {

@@ -2,12 +2,16 @@ package sipua
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/store"
 )
 
 // TestUnusableOfferRefusedBeforeRinging: an INVITE whose offer cannot be
@@ -61,5 +65,36 @@ func TestUnusableOfferRefusedBeforeRinging(t *testing.T) {
 				t.Fatalf("%s: the phone looked the name up (%d-byte DNS query)", tc.name, n)
 			}
 		}
+	}
+}
+
+// TestMultipartOfferAnswered: a carrier's INVITE whose body is
+// multipart/mixed, its SDP beside an ISUP part (SIP-T, RFC 3204; RFC
+// 5621), is answered with the SDP part's codec and address. The whole
+// body was read as SDP: the call rang and got 488 when answered (auto
+// answer here: at once).
+func TestMultipartOfferAnswered(t *testing.T) {
+	p, r := rawCallerPhone(t, func(s *store.Settings) { s.SIP.AutoAnswer = true })
+	sdp := string(buildSDP("127.0.0.1", 40000, []audio.Codec{audio.CodecPCMA}, audio.SendRecv, 1, 1))
+	body := "--unique-boundary-1\r\nContent-Type: application/sdp\r\n\r\n" + sdp +
+		"\r\n--unique-boundary-1\r\nContent-Type: application/ISUP;version=itu-t92+\r\nContent-Disposition: signal;handling=optional\r\n\r\n" +
+		"\x01\x00\x49\x00\x00\x03\x02\x00\x07\x04\x10\x00\x33\x63\x21\x43\x00\x00\x03\r\n--unique-boundary-1--\r\n"
+	br := "z9hG4bK" + uuid.NewString()[:10]
+	r.write(fmt.Sprintf("INVITE sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=%s;rport\r\n"+
+		"From: \"Carrier\" <sip:4930123@127.0.0.1>;tag=%s\r\nTo: <sip:alice@127.0.0.1>\r\nCall-ID: %s\r\nCSeq: 1 INVITE\r\n"+
+		"Contact: <sip:raw@127.0.0.1:%d>\r\nMax-Forwards: 70\r\nMIME-Version: 1.0\r\n"+
+		"Content-Type: multipart/mixed;boundary=unique-boundary-1\r\nContent-Length: %d\r\n\r\n%s",
+		r.phone.Port, r.port(), br, r.ftag, r.callID, r.port(), len(body), body))
+	r.cseq, r.invBr = 1, br
+	res := r.final(br)
+	if statusOf(res) != 200 || !strings.Contains(res, "RTP/AVP 8") {
+		t.Fatalf("multipart offer answered %q, want 200 with PCMA", strings.SplitN(res, "\r\n", 2)[0])
+	}
+	r.ttag = tagOf(header(res, "To"))
+	r.ack(1, "")
+	c := p.waitState("", StateActive, 5*time.Second)
+	must(t, p.Hangup(bg, c.ID))
+	if bye, ok := r.requestFromPhone("BYE", 5*time.Second); ok {
+		r.answer(bye, "200 OK", "", "")
 	}
 }
