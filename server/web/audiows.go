@@ -16,6 +16,7 @@ import (
 	"github.com/gobwas/ws"
 	"github.com/gofiber/fiber/v3"
 	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/server/httplimit"
 )
 
 // TabAudio is what the pages' audio socket needs of the bridge
@@ -33,6 +34,25 @@ type TabAudio interface {
 // wsMaxMessage bounds one message from a page: a state report or one
 // microphone frame (20 ms at 16 kHz is 640 bytes).
 const wsMaxMessage = 4096
+
+// wsMaxSockets bounds the audio sockets open at once. A hijacked
+// connection leaves fasthttp's count (Limits.Conns) and its deadlines: a
+// program with a session, or a page that leaked its sockets, held as many
+// as it opened, each a goroutine and a descriptor, for ever. A page has
+// one (two for a moment while it reloads); more are refused with 503.
+const wsMaxSockets = 64
+
+// wsIdle is how long an audio socket may bring nothing: the phone pings
+// the page every third of it (RFC 6455 5.5.2: the browser answers a ping
+// with a pong by itself), so a live page, between calls or in a call over
+// WebRTC where the socket is silent, always sends within it; a peer that
+// is gone or stalled is closed after it. Zero: Limits.Idle (30 s).
+func (s *Server) wsIdle() time.Duration {
+	if d := s.cfg.Limits.Idle; d > 0 {
+		return d
+	}
+	return httplimit.Default().Idle
+}
 
 // wsGUID is RFC 6455 section 1.3's key suffix.
 const wsGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -64,6 +84,9 @@ func (s *Server) audioSocket(c fiber.Ctx) error {
 	if c.Get("Origin") != "http://"+string(c.Request().Header.Host()) {
 		return c.Status(fiber.StatusForbidden).JSON(fiber.Map{"error": "origin not allowed"})
 	}
+	if s.audioSocketsOpen() >= wsMaxSockets {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": ErrTooManySockets.Error()})
+	}
 	sum := sha1.Sum([]byte(key + wsGUID))
 	c.Set("Upgrade", "websocket")
 	c.Set("Connection", "Upgrade")
@@ -89,17 +112,31 @@ func (t *tabSocket) write(op ws.OpCode, p []byte) error {
 	return ws.WriteFrame(t.conn, ws.NewFrame(op, true, p))
 }
 
-func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
-	_ = conn.SetDeadline(timeZero)
-	sock := &tabSocket{conn: conn}
-	stop := make(chan struct{})
-	var link *audio.PCMLink
+// audioSocketsOpen is how many audio sockets are open.
+func (s *Server) audioSocketsOpen() int {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.audioSockets
+}
+
+func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
+	s.mu.Lock()
+	if s.audioSockets >= wsMaxSockets { // upgraded by a race past the handler's check
+		s.mu.Unlock()
+		_ = ws.WriteFrame(conn, ws.NewCloseFrame(ws.NewCloseFrameBody(1013 /* Try Again Later, IANA WebSocket close codes */, "")))
+		_ = conn.Close()
+		return
+	}
+	s.audioSockets++
 	if s.tabConns == nil {
 		s.tabConns = map[string]int{}
 	}
 	s.tabConns[tab]++
 	s.mu.Unlock()
+	idle := s.wsIdle()
+	sock := &tabSocket{conn: conn}
+	stop := make(chan struct{})
+	var link *audio.PCMLink
 	defer func() {
 		close(stop)
 		if link != nil {
@@ -111,6 +148,7 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 		// close must not forget the new page (callbar.mjs at load 20: the
 		// tab, focused, visible and ready, never got the audio).
 		s.mu.Lock()
+		s.audioSockets--
 		s.tabConns[tab]--
 		last := s.tabConns[tab] <= 0
 		if last {
@@ -123,15 +161,28 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 		_ = conn.Close()
 		s.hub.poke()
 	}()
-	go func() { // the phone stopping ends the socket
-		select {
-		case <-s.hub.done:
-			_ = conn.Close()
-		case <-stop:
+	go func() { // the phone stopping ends the socket; a ping keeps a live page sending
+		t := time.NewTicker(idle / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.hub.done:
+				_ = conn.Close()
+				return
+			case <-stop:
+				return
+			case <-t.C:
+				if sock.write(ws.OpPing, nil) != nil {
+					_ = conn.Close()
+					return
+				}
+			}
 		}
 	}()
 	r := bufio.NewReaderSize(conn, 2*wsMaxMessage)
 	for {
+		// Each message (a pong too) gives the next its time anew.
+		_ = conn.SetReadDeadline(time.Now().Add(idle))
 		op, p, err := readMessage(r)
 		if err != nil {
 			_ = sock.write(ws.OpClose, ws.NewCloseFrameBody(ws.StatusProtocolError, ""))
@@ -214,8 +265,6 @@ func readMessage(r io.Reader) (ws.OpCode, []byte, error) {
 	ws.Cipher(p, h.Mask, 0)
 	return h.OpCode, p, nil
 }
-
-var timeZero time.Time
 
 // watchAudio pokes the live pages at every change of the pages' audio
 // states (a page ready, media flowing, a page gone).

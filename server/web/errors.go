@@ -14,6 +14,9 @@ var (
 	ErrNoWebhooks = errors.New("webhooks are not available")
 )
 
+// ErrTooManySockets: wsMaxSockets audio sockets are open already.
+var ErrTooManySockets = errors.New("too many audio sockets open")
+
 // ErrBadSocketFrame: a page's WebSocket frame was fragmented, unmasked,
 // too large or used reserved bits.
 var ErrBadSocketFrame = errors.New("web: bad WebSocket frame")

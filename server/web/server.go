@@ -62,10 +62,11 @@ type Server struct {
 	// tabConns counts the open audio sockets of each tab (audiows.go): a
 	// reloaded page opens its new one, with the same tab id, before the
 	// server sees the old one close.
-	tabConns map[string]int
-	rtc      rtcConns // each tab's WebRTC connection by name (webrtc_conns.go)
-	redial   string
-	dialKey  string // the key of dialKeyFile (dialkey.go)
+	tabConns     map[string]int
+	audioSockets int      // all open audio sockets (wsMaxSockets)
+	rtc          rtcConns // each tab's WebRTC connection by name (webrtc_conns.go)
+	redial       string
+	dialKey      string // the key of dialKeyFile (dialkey.go)
 }
 
 // New builds the server; nothing listens until Listen.
