@@ -73,6 +73,7 @@
     mic = null;
     ctx = null;
     micGain = null;
+    micSrc = null;
     micLevel = null;
     spkLevel = null;
     sender = null;
@@ -260,6 +261,7 @@
       this.out = null;
       this.mic?.getTracks().forEach((t) => t.stop());
       this.mic = null;
+      this.unchain();
       this.micLevel = this.spkLevel = null;
       this.speaker.srcObject = null;
       this.processed = null;
@@ -279,6 +281,7 @@
     // until the next call (browsers.mjs, section 7b).
     async micTrack(gen) {
       this.mic?.getTracks().forEach((t) => t.stop());
+      this.unchain();
       const id = this.settings.microphone;
       const ctx = this.context();
       void ctx.resume();
@@ -293,6 +296,7 @@
       this.micAt = performance.now();
       void ctx.resume();
       const src = ctx.createMediaStreamSource(this.mic);
+      this.micSrc = src;
       this.micGain = ctx.createGain();
       this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
       this.micLevel = ctx.createAnalyser();
@@ -300,6 +304,15 @@
       src.connect(this.micGain).connect(this.micLevel);
       this.micGain.connect(dest);
       return dest.stream.getAudioTracks()[0];
+    }
+    // unchain takes the last microphone's nodes out of the graph: its gain
+    // stayed connected to the fallback's worklet after a switch of
+    // microphone, one more chain (source, gain, analyser) fed into the call
+    // and kept alive for the call's life at each switch.
+    unchain() {
+      this.micSrc?.disconnect();
+      this.micGain?.disconnect();
+      this.micSrc = null;
     }
     // webrtc offers the microphone to the bridge and waits for ICE; false
     // when it did not connect (no candidate, failed, or not within ICE_WAIT).
@@ -381,14 +394,23 @@
       const el = this.speaker;
       if (el.setSinkId) await el.setSinkId(this.settings.speaker).catch(() => void 0);
     }
+    // switchMic opens the newly chosen microphone for the call under way.
+    // With the start's generation: a call that ended while the browser opened
+    // it closes it again (it stayed open, the browser's recording sign, until
+    // the next call).
     async switchMic() {
       if (!this.active) return;
-      if (this.path === "webrtc" && this.sender) {
-        this.processed = await this.micTrack();
-        await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
-      } else if (this.path === "pcm") {
-        await this.micTrack();
-        if (this.node) this.micGain?.connect(this.node);
+      const gen = this.gen;
+      try {
+        if (this.path === "webrtc" && this.sender) {
+          this.processed = await this.micTrack(gen);
+          await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
+        } else if (this.path === "pcm") {
+          await this.micTrack(gen);
+          if (this.node) this.micGain?.connect(this.node);
+        }
+      } catch (e) {
+        if (e !== STALE) console.warn("softphone microphone:", e);
       }
     }
     setMuted(m) {

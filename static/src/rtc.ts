@@ -20,6 +20,7 @@ export class Audio {
   mic: MediaStream | null = null;
   ctx: AudioContext | null = null;
   micGain: GainNode | null = null;
+  micSrc: MediaStreamAudioSourceNode | null = null;
   micLevel: AnalyserNode | null = null;
   spkLevel: AnalyserNode | null = null;
   sender: RTCRtpSender | null = null;
@@ -223,6 +224,7 @@ export class Audio {
     this.out = null;
     this.mic?.getTracks().forEach((t) => t.stop());
     this.mic = null;
+    this.unchain();
     this.micLevel = this.spkLevel = null;
     this.speaker.srcObject = null;
     this.processed = null;
@@ -246,6 +248,7 @@ export class Audio {
   // until the next call (browsers.mjs, section 7b).
   async micTrack(gen?: number): Promise<MediaStreamTrack> {
     this.mic?.getTracks().forEach((t) => t.stop());
+    this.unchain();
     const id = this.settings.microphone;
     const ctx = this.context(); // its audio device starts while the microphone opens
     void ctx.resume();
@@ -264,6 +267,7 @@ export class Audio {
     // stays pending there. Firefox allows it either way.
     void ctx.resume();
     const src = ctx.createMediaStreamSource(this.mic);
+    this.micSrc = src;
     this.micGain = ctx.createGain();
     this.micGain.gain.value = this.muted ? 0 : this.settings.mic_volume / 100;
     this.micLevel = ctx.createAnalyser();
@@ -271,6 +275,16 @@ export class Audio {
     src.connect(this.micGain).connect(this.micLevel);
     this.micGain.connect(dest);
     return dest.stream.getAudioTracks()[0];
+  }
+
+  // unchain takes the last microphone's nodes out of the graph: its gain
+  // stayed connected to the fallback's worklet after a switch of
+  // microphone, one more chain (source, gain, analyser) fed into the call
+  // and kept alive for the call's life at each switch.
+  private unchain(): void {
+    this.micSrc?.disconnect();
+    this.micGain?.disconnect();
+    this.micSrc = null;
   }
 
   // webrtc offers the microphone to the bridge and waits for ICE; false
@@ -358,13 +372,22 @@ export class Audio {
     if (el.setSinkId) await el.setSinkId(this.settings.speaker).catch(() => undefined);
   }
 
+  // switchMic opens the newly chosen microphone for the call under way.
+  // With the start's generation: a call that ended while the browser opened
+  // it closes it again (it stayed open, the browser's recording sign, until
+  // the next call).
   async switchMic(): Promise<void> {
     if (!this.active) return;
-    if (this.path === 'webrtc' && this.sender) {
-      this.processed = await this.micTrack();
-      await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
+    const gen = this.gen;
+    try {
+      if (this.path === 'webrtc' && this.sender) {
+        this.processed = await this.micTrack(gen);
+        await this.sender.replaceTrack(this.held ? this.mic?.getAudioTracks()[0] ?? this.processed : this.processed);
+      }
+      else if (this.path === 'pcm') { await this.micTrack(gen); if (this.node) this.micGain?.connect(this.node); }
+    } catch (e) {
+      if (e !== STALE) console.warn('softphone microphone:', e);
     }
-    else if (this.path === 'pcm') { await this.micTrack(); if (this.node) this.micGain?.connect(this.node); }
   }
 
   setMuted(m: boolean): void {
