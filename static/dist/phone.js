@@ -900,7 +900,9 @@
   var retakeBound = performance.now() + retakeMs;
   function audioSign() {
     const mine = $("#audio-holder")?.dataset.holder === tabID() && audio.state === "ready";
-    audio.need(needsAudio() && (mine || audio.state === "connecting" || audio.state === "live"));
+    const calls = needsAudio();
+    if (calls) placing = 0;
+    audio.need((calls || performance.now() < placing) && (mine || audio.state === "connecting" || audio.state === "live"));
     const { text, ok } = audioWords();
     const el = $("#audio-text");
     if (el) {
@@ -915,6 +917,13 @@
       if (n.hidden !== ok) n.hidden = ok;
     }
   }
+  var placing = 0;
+  var placeMs = 1e4;
+  function place() {
+    placing = performance.now() + placeMs;
+    setTimeout(audioSign, placeMs + 1);
+    void audio.start();
+  }
   function guardDial() {
     let anyway = false;
     document.addEventListener("submit", (e) => {
@@ -924,7 +933,7 @@
       const { text, ok } = audioWords();
       if (ok || anyway) {
         anyway = false;
-        if (ok) void audio.start();
+        if (ok) place();
         return;
       }
       e.preventDefault();
@@ -952,9 +961,16 @@
       const b = e.target.closest('[data-action="answer"]');
       if (b && audioWords().ok) {
         audio.clickAt = performance.now();
-        void audio.start();
+        place();
       }
     }, true);
+    document.addEventListener("htmx:afterRequest", (e) => {
+      const d = e.detail;
+      if (d?.elt?.id === "dial-form" && !d.successful) {
+        placing = 0;
+        audioSign();
+      }
+    });
   }
   function setText(el, s) {
     if (el.textContent !== s) el.textContent = s;

@@ -91,7 +91,9 @@ const retakeBound = performance.now() + retakeMs;
 // "Use this tab" (take) looks again.
 function audioSign(): void {
   const mine = $('#audio-holder')?.dataset.holder === tabID() && audio.state === 'ready';
-  audio.need(needsAudio() && (mine || audio.state === 'connecting' || audio.state === 'live'));
+  const calls = needsAudio();
+  if (calls) placing = 0;
+  audio.need((calls || performance.now() < placing) && (mine || audio.state === 'connecting' || audio.state === 'live'));
   const { text, ok } = audioWords();
   const el = $('#audio-text');
   if (el) {
@@ -107,6 +109,22 @@ function audioSign(): void {
   }
 }
 
+// placing bounds (performance.now()) the wait for the call that a click on
+// Call or Answer started the audio for. Until its card comes (or shows it
+// answered) no call needs the audio, and the page's next change (the
+// form's own request) stopped the start, to open the microphone again when
+// the card came: two requests, the browser's recording sign flashing, a
+// slower start. A dial refused ends the wait at once; one that never shows
+// a call ends at the bound.
+let placing = 0;
+const placeMs = 10000;
+
+function place(): void {
+  placing = performance.now() + placeMs;
+  setTimeout(audioSign, placeMs + 1);
+  void audio.start();
+}
+
 // guardDial stops a call from this page that would have no audio here:
 // the flash says why and offers "Use this tab" and "Call anyway". A call
 // that goes ahead opens the microphone at once (click to live microphone).
@@ -119,7 +137,7 @@ function guardDial(): void {
     const { text, ok } = audioWords();
     if (ok || anyway) {
       anyway = false;
-      if (ok) void audio.start();
+      if (ok) place();
       return;
     }
     e.preventDefault();
@@ -142,8 +160,12 @@ function guardDial(): void {
   // Answering opens the microphone at once too.
   document.addEventListener('click', (e) => {
     const b = (e.target as HTMLElement).closest<HTMLElement>('[data-action="answer"]');
-    if (b && audioWords().ok) { audio.clickAt = performance.now(); void audio.start(); }
+    if (b && audioWords().ok) { audio.clickAt = performance.now(); place(); }
   }, true);
+  document.addEventListener('htmx:afterRequest', (e) => {
+    const d = (e as CustomEvent<{ elt?: HTMLElement; successful?: boolean }>).detail;
+    if (d?.elt?.id === 'dial-form' && !d.successful) { placing = 0; audioSign(); }
+  });
 }
 
 // setText changes an element's text only when it differs: refresh runs from

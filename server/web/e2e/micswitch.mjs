@@ -95,6 +95,11 @@ try {
   await page.click('#dial-form button[type="submit"]');
   await page.waitForSelector('#calls [data-call-id][data-state="active"]', { timeout: 20000 });
   await page.waitForFunction(() => window.softphone.audio.path === 'pcm' && window.softphone.audio.state === 'live', null, { timeout: 15000 });
+  // The click on Call opened the microphone once: the page stopped that
+  // start until the call's card came, then opened it again (two requests,
+  // the browser's recording sign flashing, a slower start).
+  const asked = await page.evaluate(() => window.__streams.length);
+  check('the microphone was opened once for the call', asked === 1, 'opened ' + asked + ' times');
   const before = await page.evaluate(() => window.__feeds(window.softphone.audio.node));
   for (let i = 0; i < 5; i++) await page.evaluate(() => window.softphone.audio.switchMic());
   const st = await page.evaluate(() => ({ feeds: window.__feeds(window.softphone.audio.node), live: window.__liveMics(), path: window.softphone.audio.path }));
@@ -106,7 +111,7 @@ try {
     window.__gate = { promise, open };
     window.__switched = window.softphone.audio.switchMic();
   });
-  await page.waitForFunction(() => window.__streams.length >= 7, null, { timeout: 10000 });
+  await page.waitForFunction((n) => window.__streams.length >= n, asked + 6, { timeout: 10000 });
   await page.click('#calls [data-state="active"] [data-action="hangup"]');
   await page.waitForFunction(() => window.softphone.audio.state === 'ready' && window.softphone.audio.path === '', null, { timeout: 15000 });
   await page.evaluate(async () => { window.__gate.open(); await window.__switched; });
