@@ -506,6 +506,8 @@
     timer = 0;
     flash = 0;
     title = document.title;
+    shown = "";
+    // the title the flash wrote last
     notified = /* @__PURE__ */ new Set();
     device = "";
     volume = 80;
@@ -541,11 +543,12 @@
       };
       on();
       this.timer = window.setInterval(on, 5e3);
-      this.title = document.title;
+      this.title = this.shown = document.title;
       let odd = false;
       this.flash = window.setInterval(() => {
+        if (document.title !== this.shown) this.title = document.title;
         odd = !odd;
-        document.title = odd ? "\u260E " + (document.body.dataset.incoming ?? "Incoming call") : this.title;
+        this.shown = document.title = odd ? "\u260E " + (document.body.dataset.incoming ?? "Incoming call") : this.title;
       }, 1e3);
     }
     // play starts the ringer's sound. A page nobody clicked may be held by
@@ -576,7 +579,7 @@
       clearInterval(this.flash);
       this.timer = 0;
       this.flash = 0;
-      document.title = this.title;
+      if (document.title === this.shown) document.title = this.title;
       if (this.gain && this.ctx) this.gain.gain.setValueAtTime(0, this.ctx.currentTime);
       this.el.pause();
     }

@@ -9,6 +9,7 @@ export class Ringer {
   private timer = 0;
   private flash = 0;
   private title = document.title;
+  private shown = ''; // the title the flash wrote last
   private notified = new Set<string>();
   device = '';
   volume = 80;
@@ -44,11 +45,15 @@ export class Ringer {
     };
     on();
     this.timer = window.setInterval(on, 5000);
-    this.title = document.title;
+    this.title = this.shown = document.title;
     let odd = false;
+    // A title the flash did not write is the page's own: an in-page
+    // (htmx) navigation while it rang set the new page's title, which the
+    // flash, and the stop, put back to the old page's.
     this.flash = window.setInterval(() => {
+      if (document.title !== this.shown) this.title = document.title;
       odd = !odd;
-      document.title = odd ? '☎ ' + (document.body.dataset.incoming ?? 'Incoming call') : this.title;
+      this.shown = document.title = odd ? '☎ ' + (document.body.dataset.incoming ?? 'Incoming call') : this.title;
     }, 1000);
   }
 
@@ -83,7 +88,7 @@ export class Ringer {
     clearInterval(this.flash);
     this.timer = 0;
     this.flash = 0;
-    document.title = this.title;
+    if (document.title === this.shown) document.title = this.title;
     if (this.gain && this.ctx) this.gain.gain.setValueAtTime(0, this.ctx.currentTime);
     this.el.pause();
   }
