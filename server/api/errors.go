@@ -38,6 +38,10 @@ const (
 	msgTransferFailed = "the transfer was refused or failed"
 	msgNotServing     = "the phone is not running"
 	msgBadRange       = "the range asked for lies outside the audio"
+	// A change of the settings (PATCH /settings, /accounts) that
+	// settings.json's disk had no room for; the file is replaced
+	// atomically, so the settings before stand.
+	msgSettingsDiskFull = "the disk is full: nothing was saved, the settings before stand; free some space and try again"
 )
 
 // ErrNoQuestion: an answer for an origin nobody is asking about (answered in

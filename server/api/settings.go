@@ -136,11 +136,17 @@ func requestError(err error, prefix string) error {
 }
 
 // settingsError shows a refused change with the message naming the key
-// (the "bad settings patch: " prefix is left out).
+// (the "bad settings patch: " prefix is left out). A settings.json its disk
+// had no room for says so (it was "internal error": neither the cause nor
+// whether the change was kept); the status stays 500, as rest-api.md's
+// error table has no row for it.
 func settingsError(err error) error {
 	var he *httpError
 	if errors.As(err, &he) {
 		return err
+	}
+	if store.IsDiskFull(err) {
+		return fmt.Errorf("%w (%w)", fail(fiber.StatusInternalServerError, msgSettingsDiskFull), err)
 	}
 	if errors.Is(err, errPatch) {
 		return fail(fiber.StatusBadRequest, strings.TrimPrefix(err.Error(), errPatch.Error()+": "))
