@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zalando/go-keyring"
@@ -36,6 +37,7 @@ type Secrets struct {
 
 	mu       sync.Mutex // guards fallback and the file
 	fallback bool
+	changes  atomic.Uint64 // Set and Delete calls done (Changes)
 }
 
 // probeName is looked up once at start to learn whether the keyring answers.
@@ -95,8 +97,15 @@ func (s *Secrets) Get(name string) (string, error) {
 	return v, nil
 }
 
+// Changes counts the Set and Delete calls done through s (this process's
+// changes), each counted once it is done. A reader that keeps a secret it
+// read (the webhook sender, per delivery) compares it with the count at its
+// read to learn, without asking the keyring, that its copy may be old.
+func (s *Secrets) Changes() uint64 { return s.changes.Load() }
+
 // Set saves a secret. An empty value deletes it.
 func (s *Secrets) Set(name, value string) error {
+	defer s.changes.Add(1) // after the write: a reader that sees the count reads the new value
 	if name == "" {
 		return fmt.Errorf("secret: %w: empty name", ErrInvalid)
 	}
@@ -118,6 +127,7 @@ func (s *Secrets) Set(name, value string) error {
 
 // Delete removes a secret; removing one that is not set is not an error.
 func (s *Secrets) Delete(name string) error {
+	defer s.changes.Add(1) // after the write, as Set
 	if !s.Fallback() {
 		_, err := s.ring(func() (string, error) { return "", keyring.Delete(s.service, name) })
 		if err != nil && !errors.Is(err, keyring.ErrNotFound) {
