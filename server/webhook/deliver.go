@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/softphone/softphone/store"
 )
@@ -179,11 +180,32 @@ func (s *Sender) finish(ctx context.Context, ev store.OutboxEvent, status int, o
 // errText is what the delivery log shows of a failure ("answered 503
 // Service Unavailable", "dial tcp ...: connection refused").
 func errText(err error) string {
-	return strings.TrimPrefix(err.Error(), ErrSend.Error()+": ")
+	return cut(strings.TrimPrefix(err.Error(), ErrSend.Error()+": "))
+}
+
+// errTextMax bounds what an outbox event and a line of the delivery log keep
+// of a failure: a receiver's reason phrase may fill the 64 KiB of its
+// answer's header (a broken proxy, a hostile host), and a certificate's
+// error lists every name it holds. Kept whole, that was 60 KB per event
+// waiting for its retry and per line of the log, shown on the Settings page.
+const errTextMax = 300
+
+// cut shortens s to at most errTextMax bytes, whole UTF-8 characters, "…"
+// at the end when it cut.
+func cut(s string) string {
+	if len(s) <= errTextMax {
+		return s
+	}
+	const more = "…"
+	n := errTextMax - len(more)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + more
 }
 
 func expired(age time.Duration, last string) string {
-	return fmt.Sprintf("given up after %s: %s", age, last)
+	return cut(fmt.Sprintf("given up after %s: %s", age, last))
 }
 
 // backoff is the wait before attempt n+1: RetryBase doubled per attempt up to
