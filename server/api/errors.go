@@ -42,6 +42,9 @@ const (
 	// settings.json's disk had no room for; the file is replaced
 	// atomically, so the settings before stand.
 	msgSettingsDiskFull = "the disk is full: nothing was saved, the settings before stand; free some space and try again"
+	// A change the database refused for its full disk (contacts, history,
+	// taxonomy, a recording's row).
+	msgDiskFull = "the disk is full: the change was not saved; free some space and try again"
 )
 
 // ErrNoQuestion: an answer for an origin nobody is asking about (answered in
