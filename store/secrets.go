@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,15 +173,44 @@ func (s *Secrets) ring(call func() (string, error)) (string, error) {
 	}
 }
 
+// maxSecretsFile bounds secrets.json: passwords, tokens and keys of a
+// phone's accounts and services take a few KiB.
+const maxSecretsFile = 1 << 20
+
 // readFile reads the fallback file; a missing file is empty. Caller holds mu.
+// One that is not a regular file, or above maxSecretsFile, is refused by
+// what it is, as settings.json is (readSettingsFile): a FIFO blocked every
+// reading of a secret for ever, holding mu, and a huge file was read whole
+// at each.
 func (s *Secrets) readFile() (map[string]string, error) {
 	m := map[string]string{}
-	b, err := os.ReadFile(s.file)
+	st, err := os.Stat(s.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s)", s.file, st.Mode().Type())
+	}
+	if st.Size() > maxSecretsFile {
+		return nil, fmt.Errorf("read %s: the file is %d bytes; a secrets file is at most %d bytes", s.file, st.Size(), maxSecretsFile)
+	}
+	f, err := os.Open(s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretsFile+1)) // it may have grown since the Stat
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	if len(b) > maxSecretsFile {
+		return nil, fmt.Errorf("read %s: the file is more than %d bytes; a secrets file is at most that", s.file, maxSecretsFile)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		// Say where, never what: the file holds secrets.
