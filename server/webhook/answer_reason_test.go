@@ -3,6 +3,7 @@ package webhook
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -38,7 +39,11 @@ func TestLongAnswerReasonNotKept(t *testing.T) {
 				defer c.Close()
 				br := bufio.NewReader(c)
 				for {
-					if _, err := http.ReadRequest(br); err != nil {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if _, err := io.Copy(io.Discard, req.Body); err != nil { // the next request follows it
 						return
 					}
 					if _, err := c.Write([]byte("HTTP/1.1 503 " + reason + "\r\nContent-Length: 0\r\n\r\n")); err != nil {
@@ -53,6 +58,9 @@ func TestLongAnswerReasonNotKept(t *testing.T) {
 	})
 	newCall(r.bus, sipua.DirIn, "5")
 	var d []store.Delivery
+	defer func() {
+		t.Logf("delivered %d failed %d outbox %d", r.cnt.delivered.Load(), r.cnt.failed.Load(), r.outboxLen(t))
+	}()
 	eventually(t, "the event given up", func() bool {
 		d, _ = r.s.Deliveries(context.Background(), 10)
 		return len(d) == 1

@@ -35,8 +35,11 @@ const storeTimeout = 5 * time.Second
 // again: during a receiver's outage that look walked every event queued
 // behind the calls' first ones a second time per retry (5.5 ms of CPU at
 // the outbox's 10,000 events). The retry's own time is found when the
-// dispatcher goes to sleep (wait). Only an event that left the outbox, or
-// a look that filled its page (more may be due), asks again.
+// dispatcher goes to sleep (wait). Only an event that left the outbox, a
+// look that filled its page (more may be due), or one that found a due
+// event it could not take (in flight: it was due before its attempt
+// failed, and the retry's time may lie before that look, which the sleep's
+// question no longer sees) asks again.
 func (s *Sender) dispatch(ctx context.Context) {
 	inflight := make(map[string]bool, s.cfg.Workers)
 	type ended struct {
@@ -53,7 +56,7 @@ func (s *Sender) dispatch(ctx context.Context) {
 		}
 	}()
 	ask := true
-	more := false // the last look filled its page: more may be due
+	more := false // the last look filled its page, or left out a due event: ask again
 	var asked time.Time
 	for {
 		readFailed := false
@@ -61,17 +64,20 @@ func (s *Sender) dispatch(ctx context.Context) {
 			ready = ready[:0]
 		} else {
 			if ask && len(ready) == 0 && len(inflight) < s.cfg.Workers {
+				ask = false // until then it stays asked for: a worker that frees takes it up
 				now := time.Now()
 				s.followClock(ctx, now)
 				asked = now
 				due, err := s.db.DueOutbox(ctx, now, dueBatch)
-				more = len(due) >= dueBatch
 				if err != nil && ctx.Err() == nil {
 					readFailed = true
 					s.readLog.fail(s.log, "webhook outbox not read", err)
 				}
+				more = len(due) >= dueBatch
 				for _, ev := range due {
-					if !inflight[key(ev)] && !s.marks.hold(&ev, now) {
+					if inflight[key(ev)] || s.marks.hold(&ev, now) {
+						more = true
+					} else {
 						ready = append(ready, ev)
 					}
 				}
@@ -86,7 +92,6 @@ func (s *Sender) dispatch(ctx context.Context) {
 				}()
 			}
 		}
-		ask = false
 		z.arm(s.wait(ctx, asked, len(inflight) > 0 || len(ready) > 0, readFailed), s.armed)
 		select {
 		case <-ctx.Done():
