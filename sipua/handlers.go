@@ -106,7 +106,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 
 func (p *Phone) onBye(req *sip.Request, tx sip.ServerTransaction) {
 	c, ok := p.callForRequest(req)
-	if ok && c.do(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
+	if ok && c.doUrgent(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
 		return
 	}
 	noDialog(req, tx)

@@ -73,10 +73,18 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 		// (bye.go): the INVITE transaction is still in progress (RFC 3261
 		// 14.1; RFC 6026 Accepted), and sipgo's WriteResponse writes the
 		// session's InviteResponse until then, which requests read.
-		select {
-		case <-c.final:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	wait:
+		for {
+			select {
+			case <-c.final:
+				break wait
+			case op := <-c.urgent:
+				if c.runUrgent(op) {
+					return nil, fmt.Errorf("%s: %w", method, ErrNoCall)
+				}
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+			}
 		}
 	}
 	var auth sip.Header
@@ -128,6 +136,13 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 				err = errNoAnswer
 			}
 			return nil, fmt.Errorf("%s: %w", method, err)
+		case op := <-c.urgent:
+			// The far end's BYE or the person's hang-up: taken now, not
+			// after this transaction's 32 s; a call it ends gives up the
+			// wait (the transaction is terminated, its late answer dropped).
+			if c.runUrgent(op) {
+				return nil, fmt.Errorf("%s: %w", method, ErrNoCall)
+			}
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
