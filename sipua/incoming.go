@@ -78,6 +78,10 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			return
 		}
 	}
+	if replaced == nil && !p.roomForCall(req) {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
+		return
+	}
 	if !p.takeRingSlot() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 		return

@@ -33,6 +33,7 @@ const (
 	maxConnsPerIP  = 64
 	maxConnsTotal  = 1024
 	maxRingingIn   = 8                 // incoming calls ringing at once; more get 486
+	maxLiveCalls   = 64                // calls at once (incoming.go); a new incoming one beyond gets 486
 	defaultRingFor = 120 * time.Second // sip.ring_timeout_s when unset
 )
 

@@ -42,6 +42,7 @@ type Phone struct {
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
 	refused  refusedCounter
 	ringing  int // incoming calls not yet answered or refused (ringing.go), under mu
+	busy     busyLog // incoming calls turned away for maxLiveCalls (livecalls.go)
 
 	// OutboxInterrupted (recover.go)
 	outboxOf  func(Event) []store.OutboxEvent
