@@ -35,7 +35,7 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 		}
 		return
 	}
-	if !p.mayCall(req) {
+	if !p.mayCall(req) && !p.replacesConnected(req) {
 		p.refuse(req, tx)
 		return
 	}
@@ -291,7 +291,7 @@ func (c *call) prepareAnswer() (*sip.Response, int, string, error) {
 		body = c.localSDP(c.p.media.Codecs(), dirSendRecv) // offer in 200, answer in ACK
 	}
 	res := sip.NewSDPResponseFromRequest(c.in.InviteRequest, body)
-	ct := c.line.contactHeader()
+	ct := c.line.dialogContact()
 	res.AppendHeader(&ct)
 	res.AppendHeader(sip.NewHeader("Allow", allowMethods))
 	return res, 0, "", nil
@@ -360,6 +360,26 @@ func (p *Phone) lineForIncoming(req *sip.Request) *line {
 		}
 	}
 	return nil
+}
+
+// replacesConnected says whether req's one Replaces names a connected call
+// of ours: then it may come from any host. The dialog's Call-ID and both
+// tags are known only to its parties (RFC 3891 6), and a transferee that
+// an attended transfer sends to the Contact of our call (the far end's
+// phone builds Refer-To from it) reaches us directly, not through the
+// account's servers; that Contact no longer carries the user that lets
+// calls in (line.go dialogContact). The checks of onInvite still apply.
+func (p *Phone) replacesConnected(req *sip.Request) bool {
+	hs := req.GetHeaders("Replaces")
+	if len(hs) != 1 {
+		return false
+	}
+	r, err := parseReplaces(hs[0].Value())
+	if err != nil || r.earlyOnly {
+		return false
+	}
+	c := p.callByTags(r)
+	return c != nil && isConnectedState(c.snapshot().State)
 }
 
 // supportedExtensions are the option tags the phone implements as a UAS:

@@ -277,7 +277,7 @@ func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	res := sip.NewResponseFromRequest(req, 200, "OK", c.localSDP(c.sessionCodecs(), dir))
 	res.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
-	ct := c.line.contactHeader()
+	ct := c.line.dialogContact()
 	res.AppendHeader(&ct)
 	_ = tx.Respond(res)
 	c.connected()

@@ -90,7 +90,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 	from.Params.Add("tag", sip.GenerateTagN(16))
 	req.AppendHeader(from)
 	req.AppendHeader(&sip.ToHeader{Address: sip.Uri{Scheme: target.Scheme, User: target.User, Host: target.Host, Port: target.Port}})
-	ct := l.contactHeader()
+	ct := l.dialogContact()
 	req.AppendHeader(&ct)
 	req.AppendHeader(sip.NewHeader(headerSeance, c.c.SeanceID))
 	req.AppendHeader(sip.NewHeader("Allow", allowMethods))
