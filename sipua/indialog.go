@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
 	"github.com/icholy/digest"
 
@@ -116,7 +117,12 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	defer tx.Terminate()
+	accepted := false // a 2xx to our re-INVITE: the transaction lives on (reAck)
+	defer func() {
+		if !accepted {
+			tx.Terminate()
+		}
+	}()
 	for {
 		select {
 		case res := <-tx.Responses():
@@ -128,6 +134,7 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 				if err := c.dlg.WriteRequest(ack); err != nil {
 					return res, fmt.Errorf("ACK: %w", err)
 				}
+				accepted = c.reAck(tx, ack)
 			}
 			return res, nil
 		case <-tx.Done():
@@ -147,6 +154,25 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
+}
+
+// reAck has ack sent again for each retransmission of the 2xx it
+// acknowledged (RFC 3261 13.2.2.4: the UAC core MUST; the far end resends
+// its 2xx until an ACK comes, and ends the call after 64*T1 without one,
+// 13.3.1.4). sipgo keeps the transaction in the Accepted state for that
+// (RFC 6026 7.2, Timer M, 32 s), where it ends by itself, and passes the
+// retransmissions to this hook; terminated at once, they went unanswered,
+// so a re-INVITE's lost ACK (UDP) cost the call 32 s later. False when
+// the transaction has ended already.
+func (c *call) reAck(tx sip.ClientTransaction, ack *sip.Request) bool {
+	again := ack.Clone() // as sent: the same Via branch and CSeq
+	client := c.line.client
+	asIs := func(*sipgo.Client, *sip.Request) error { return nil }
+	return tx.OnRetransmission(func(r *sip.Response) {
+		if r.IsSuccess() {
+			_ = client.WriteRequest(again.Clone(), asIs)
+		}
+	})
 }
 
 // fromServer says whether a response came from one of the account's
