@@ -65,6 +65,9 @@ type call struct {
 	// a re-INVITE of ours waits for its answer; read off the call's
 	// goroutine, which that wait holds (RFC 3261 14.2 glare, onInvite)
 	reinviting atomic.Bool
+	// our 2xx to the far end's re-INVITE, sent again until its ACK
+	// (resend2xx.go); set and read off the call's goroutine too
+	reinvAck atomic.Pointer[reinviteAck]
 	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string

@@ -65,6 +65,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		p.log.Debug("ACK outside any call", "call-id", req.CallID().Value(), "to", req.To().Value(), "keys", p.dialogKeys(), "me", p.stack.udpPort, "src", req.Source())
 		return
 	}
+	c.reinviteAcked(req)
 	// offerIn200: this ACK confirms our 200 to an INVITE without SDP, whose
 	// offer we made; the answer must be in it (RFC 3261 13.2.1).
 	offerIn200 := false

@@ -305,6 +305,6 @@ func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
 	res.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
 	ct := c.line.dialogContact()
 	res.AppendHeader(&ct)
-	_ = tx.Respond(res)
+	c.respond2xx(req, tx, res)
 	c.connected()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/softphone/softphone/audio"
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 // TestRetransmitted200OfReinviteAckedAgain: the far end answers the hold's
@@ -73,5 +74,38 @@ func TestRetransmitted200OfInviteAckedAgain(t *testing.T) {
 	must(t, p.Hangup(bg, c.ID))
 	if bye, ok := r.requestFromPhone("BYE", 5*time.Second); ok {
 		r.answer(bye, "200 OK", "", "")
+	}
+}
+
+// TestOur200ToReinviteResentUntilAck: the far end puts the call on hold
+// (re-INVITE) and our 200 is lost, or its ACK is: the phone sends the 200
+// again, every T1 doubling, until the ACK comes (RFC 3261 13.3.1.4: the
+// UAS core MUST); then no more.
+func TestOur200ToReinviteResentUntilAck(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	br := r.inDialog("INVITE", "", rawSDP(40000, audio.SendOnly))
+	first := r.final(br)
+	if statusOf(first) != 200 {
+		t.Fatalf("re-INVITE answered %.40q", first)
+	}
+	again, ok := r.find(5*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "SIP/2.0 200") && strings.Contains(header(m, "Via"), br)
+	})
+	if !ok {
+		t.Fatalf("our 200 to the re-INVITE was not sent again without an ACK\n%s", tail(p.SIPTrace()))
+	}
+	if header(again, "CSeq") != header(first, "CSeq") {
+		t.Fatalf("sent again: %q", header(again, "CSeq"))
+	}
+	cc, err := p.get(c.ID)
+	must(t, err)
+	if cc.reinvAck.Load() == nil {
+		t.Fatal("nothing waits for the ACK")
+	}
+	r.ack(r.cseq, "")
+	p.waitState(c.ID, StateOnHold, 5*time.Second)
+	// The ACK ends the retransmissions.
+	if !testpeer.WaitFor(5*time.Second, func() bool { return cc.reinvAck.Load() == nil }) {
+		t.Fatal("our 200 is still sent again after the ACK")
 	}
 }
