@@ -195,7 +195,11 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		c.sendAnswer(answer)
 	case s.AutoAnswer:
 		c.autoAnswer()
-	case s.AllowCallInfoAnswer:
+	case s.AllowCallInfoAnswer && c.line.fromServer(req):
+		// Only the account's servers may have a call answered by itself
+		// (a PBX's intercom or paging): from any other host (a caller with
+		// sip.accept_calls_from anyone) the header opened the person's
+		// microphone without anyone touching the phone. It rings instead.
 		if d, ok := answerAfter(req); ok {
 			c.answerAt = time.AfterFunc(d, func() {
 				_ = c.do(context.Background(), func() error {
