@@ -57,4 +57,3 @@ func TestCallInfoAnswerOnlyFromServers(t *testing.T) {
 		t.Fatalf("ended %+v", end)
 	}
 }
-
