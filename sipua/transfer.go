@@ -259,6 +259,9 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 				_ = c.do(context.Background(), func() error {
 					c.notifyRefer(status, reason, true)
 					c.referIn = false
+					if c.c.State == StateEnded {
+						return nil // hung up (or BYE) while the NOTIFY waited: its BYE is out
+					}
 					if status >= 200 && status < 300 {
 						c.bye()
 						c.end(ReasonTransferred, OutcomeAnswered)
