@@ -77,6 +77,9 @@ type call struct {
 	rtag    string
 	rtagSet bool
 	sigPeer netip.Addr // where the far end's SIP comes from (mediasource.go)
+	// incoming: where an INVITE to the Contact the account registered came
+	// from, a provider's edge the registrar sent it through (throughServers)
+	edge netip.Addr
 	// incoming: gives the call's ringing place back (ringing.go); idempotent
 	ringDone func()
 	sec      callSec // SRTP (media_secure.go)

@@ -114,6 +114,9 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
 	c.rtag, c.rtagSet = from.Params.GetOr("tag", ""), true // not yet shared: start publishes c
 	c.noteSignalPeer(req)
+	if req.Recipient.User == l.contactUser {
+		c.edge = sourceAddr(req)
+	}
 	if !c.start() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
 		return
@@ -195,7 +198,7 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		c.sendAnswer(answer)
 	case s.AutoAnswer:
 		c.autoAnswer()
-	case s.AllowCallInfoAnswer && c.line.fromServer(req):
+	case s.AllowCallInfoAnswer && c.throughServers(req):
 		// Only the account's servers may have a call answered by itself
 		// (a PBX's intercom or paging): from any other host (a caller with
 		// sip.accept_calls_from anyone) the header opened the person's

@@ -224,7 +224,7 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}
-	if !c.line.fromServer(req) {
+	if !c.throughServers(req) {
 		// The phone dials a REFER's target on the user's account, so only
 		// a REFER the account's servers bring (the PBX or proxy, whose
 		// rules for the account apply to the new call as to any other) is
