@@ -31,8 +31,8 @@ type Transcriber interface {
 }
 
 // MaxTranscribe is the longest recording that is transcribed: each channel
-// is copied to a temporary file (often on a tmpfs, in memory) for the
-// recogniser, and a longer one is refused with an error kept with its
+// is copied to a temporary file beside the recording (transcribe_temp.go)
+// for the recogniser, and a longer one is refused with an error kept with its
 // transcript rather than filling the disk or memory with hours of copies.
 const MaxTranscribe = 4 * time.Hour
 
@@ -40,6 +40,11 @@ const MaxTranscribe = 4 * time.Hour
 // so every segment says who spoke (left = local, right = remote), and returns
 // the segments of both in time order.
 func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Segment, error) {
+	// Only a regular file: opening a FIFO left in a recording's place
+	// waits for a writer for ever, and every later transcript with it.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a file", ErrTranscribe, path)
+	}
 	d, err := openWAV(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
@@ -49,9 +54,12 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 		return nil, fmt.Errorf("%w: the recording is %s long, longer than the %s that are transcribed", ErrTranscribe,
 			(time.Duration(d.frames/int64(d.rate)) * time.Second).String(), MaxTranscribe)
 	}
-	dir, err := os.MkdirTemp("", "softphone-transcript-")
+	// The mono copies hold the recording's audio once more; pocketsphinx
+	// squeezes one channel at a time into another copy.
+	need := d.frames * 2 * int64(d.channels+1)
+	dir, err := transcriptTemp(path, need)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	speakers := []string{SpeakerLocal, SpeakerRemote}
@@ -72,7 +80,7 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 	}()
 	for i, who := range speakers {
 		if monos[i], err = createWAV(filepath.Join(dir, who+".wav"), d.rate, 1); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+			return nil, tempError(err)
 		}
 	}
 	buf := d.buffer()
@@ -85,7 +93,7 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 			}
 			loud[c] = loud[c] || !silent(mono[:n])
 			if err := w.write(mono[:n]); err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+				return nil, tempError(err)
 			}
 		}
 		if rerr == io.EOF {
@@ -98,7 +106,7 @@ func TranscribeRecording(ctx context.Context, tr Transcriber, path string) ([]Se
 	for i, w := range monos {
 		monos[i] = nil
 		if _, err := w.close(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+			return nil, tempError(err)
 		}
 	}
 	var out []Segment

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -59,14 +60,16 @@ func squeezeFile(wavPath string) (squeeze, string, func(), error) {
 	if d.channels != 1 {
 		return squeeze{}, wavPath, func() {}, nil // not ours to change: the recogniser gets it as it is
 	}
-	dir, err := os.MkdirTemp("", "softphone-sphinx-")
+	// Beside the channel's file: in the transcript's own temporary folder
+	// (transcribe_temp.go), not in os.TempDir().
+	dir, err := os.MkdirTemp(filepath.Dir(wavPath), ".sphinx-")
 	if err != nil {
-		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		return squeeze{}, "", nil, tempError(err)
 	}
 	path := filepath.Join(dir, "squeezed.wav")
 	fail := func(err error) (squeeze, string, func(), error) {
 		os.RemoveAll(dir)
-		return squeeze{}, "", nil, fmt.Errorf("%w: %v", ErrTranscribe, err)
+		return squeeze{}, "", nil, tempError(err)
 	}
 	w, err := createWAV(path, d.rate, 1)
 	if err != nil {
@@ -106,6 +109,11 @@ func (p Pocketsphinx) run(ctx context.Context, bin, wavPath string) ([]Segment, 
 		args = append([]string{"-infile", wavPath, "-time", "yes", "-logfn", "/dev/null"}, p.Args...)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.SysProcAttr = sphinxProcAttr()
+	// The death signal follows the thread that starts the program: this
+	// goroutine keeps it until the program has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

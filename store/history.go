@@ -103,8 +103,14 @@ func (db *DB) StartHistory(ctx context.Context, e HistoryEntry) error {
 // startInsert writes a new entry (StartHistory; the arguments of startArgs).
 const startInsert = `INSERT INTO history (id, call_id, seance_id, account_id, account, direction, number, uri,
 			name, dialed, outcome, answered, duration_s, reason, answered_by, started_at, answered_at, ended_at,
-			open, declined, jitter, loss, note, recording, rev)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random()) ON CONFLICT (call_id) DO NOTHING`
+			open, declined, jitter, loss, note, recording, rev, seq)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,random(),` + nextSeq + `) ON CONFLICT (call_id) DO NOTHING`
+
+// nextSeq numbers a new entry: the history is listed newest first in the
+// order its entries were written, not by their wall-clock start, which a
+// clock stepped back puts before the calls of the hour before (0023). The
+// highest number is the first entry of the history_page index.
+const nextSeq = "(SELECT coalesce(max(seq), 0) + 1 FROM history)"
 
 // startArgs checks e and completes it for StartHistory (a new id, the start
 // now, Open), and returns the arguments of startInsert.
@@ -190,6 +196,9 @@ func (db *DB) finishWhole(ctx context.Context, e HistoryEntry, args []any) error
 		if err := tx.Create(&r).Error; err != nil {
 			return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
 		}
+		if err := tx.Exec("UPDATE history SET seq = "+nextSeq+" WHERE id = ?", r.ID).Error; err != nil {
+			return fmt.Errorf("finish history of call %s: %w", e.CallID, err)
+		}
 		return writeTags(tx, r.ID, e.Tags, nil)
 	})
 	if err == nil {
@@ -213,7 +222,8 @@ const finishUpdate = `UPDATE history SET outcome = ?, answered = ?, duration_s =
 // maxHistoryPage bounds one page of ListHistory.
 const maxHistoryPage = 10000
 
-// ListHistory returns entries newest first (by start). Limit 0 means 100; at
+// ListHistory returns entries newest first (in the order they were written,
+// nextSeq). Limit 0 means 100; at
 // most 10000. Missed keeps outcome "missed", Declined keeps calls declined by
 // this phone; both together keep either. Text matches number, name or uri.
 // Rows are read with database/sql and scanned straight into the entries (the
@@ -258,7 +268,7 @@ func (db *DB) ListHistory(ctx context.Context, f HistoryFilter) ([]HistoryEntry,
 	}
 	// LIMIT and OFFSET are written out: as bound parameters they make
 	// SQLite prepare the statement a second time on its first step.
-	q += " ORDER BY started_at DESC, id DESC LIMIT " + strconv.Itoa(limit) + " OFFSET " + strconv.Itoa(max(f.Offset, 0))
+	q += " ORDER BY seq DESC, started_at DESC, id DESC LIMIT " + strconv.Itoa(limit) + " OFFSET " + strconv.Itoa(max(f.Offset, 0))
 	sdb, err := db.raw()
 	if err != nil {
 		return nil, fmt.Errorf("list history: %w", err)

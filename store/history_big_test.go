@@ -108,7 +108,7 @@ func TestListHistoryUsesIndex(t *testing.T) {
 			ID, Parent, Notused int
 			Detail              string
 		}
-		q := "EXPLAIN QUERY PLAN SELECT * FROM history " + where + " ORDER BY started_at DESC, id DESC LIMIT 100"
+		q := "EXPLAIN QUERY PLAN SELECT * FROM history " + where + " ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100"
 		if err := db.g.Raw(q).Scan(&plan).Error; err != nil {
 			t.Fatal(err)
 		}

@@ -84,8 +84,8 @@ func (db *DB) HistoryPage(ctx context.Context, f HistoryFilter, into []HistoryRe
 // (it reads the value to plan), a literal one a statement per page size.
 // The last one takes the limit as ?1, for its two inner walks.
 var historyWalks = func() [4]string {
-	const walk = "SELECT rowid, rev, started_at, id FROM history WHERE "
-	const order = " ORDER BY started_at DESC, id DESC"
+	const walk = "SELECT rowid, rev, seq, started_at, id FROM history WHERE "
+	const order = " ORDER BY seq DESC, started_at DESC, id DESC"
 	return [4]string{
 		"SELECT rowid, rev FROM history WHERE open = 0" + order,
 		"SELECT rowid, rev FROM history WHERE outcome = 'missed' AND open = 0" + order,

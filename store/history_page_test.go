@@ -99,7 +99,7 @@ func TestHistoryPageIndexOnly(t *testing.T) {
 			ID, Parent, Notused int
 			Detail              string
 		}
-		q := "EXPLAIN QUERY PLAN SELECT rowid, rev FROM history WHERE " + where + " ORDER BY started_at DESC, id DESC LIMIT 100"
+		q := "EXPLAIN QUERY PLAN SELECT rowid, rev FROM history WHERE " + where + " ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100"
 		if err := db.g.Raw(q).Scan(&plan).Error; err != nil {
 			t.Fatal(err)
 		}

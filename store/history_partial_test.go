@@ -21,6 +21,11 @@ func TestMigrationHistoryPartialIndexes(t *testing.T) {
 	write := func(db *DB, id, outcome string, declined bool, at int) {
 		t.Helper()
 		e := HistoryEntry{CallID: id, Number: "+49 40 1", StartedAt: t0.Add(time.Duration(at) * time.Minute)}
+		if strings.HasPrefix(id, "old-") {
+			e.Outcome, e.Declined, e.EndedAt = outcome, declined, e.StartedAt
+			writeOldHistory(t, db, e)
+			return
+		}
 		if err := db.StartHistory(ctx, e); err != nil {
 			t.Fatal(err)
 		}

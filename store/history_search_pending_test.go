@@ -161,14 +161,8 @@ func TestMigrationHistorySearchPending(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "softphone.db")
 	db := openBefore(t, path, "0021_history_search_pending")
 	for _, id := range []string{"old1", "old2"} {
-		e := HistoryEntry{CallID: id, Number: "+49 40 777" + id[3:], Name: "Old " + id, StartedAt: t0}
-		if err := db.StartHistory(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-		e.Outcome = "answered"
-		if err := db.FinishHistory(ctx, e); err != nil {
-			t.Fatal(err)
-		}
+		e := HistoryEntry{CallID: id, Number: "+49 40 777" + id[3:], Name: "Old " + id, StartedAt: t0, Outcome: "answered"}
+		writeOldHistory(t, db, e)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0020_history_write_triggers", Migrate: sqlFile("migrations/0020_history_write_triggers.sql")},
 	{ID: "0021_history_search_pending", Migrate: sqlFile("migrations/0021_history_search_pending.sql")},
 	{ID: "0022_history_partial_indexes", Migrate: sqlFile("migrations/0022_history_partial_indexes.sql")},
+	{ID: "0023_history_order", Migrate: sqlFile("migrations/0023_history_order.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

@@ -26,3 +26,17 @@ func openBefore(t *testing.T, path, id string) *DB {
 	}
 	return db
 }
+
+// writeOldHistory writes an entry into a database opened by openBefore with
+// the columns every schema had: the phone's own statements name columns
+// the old schema may not have yet (seq, 0023). An entry without an Outcome
+// is open (a call in progress).
+func writeOldHistory(t *testing.T, db *DB, e HistoryEntry) {
+	t.Helper()
+	err := db.g.Exec(`INSERT INTO history (id, call_id, number, name, uri, outcome, declined, open, started_at, ended_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "id-"+e.CallID, e.CallID, e.Number, e.Name, e.URI, e.Outcome, e.Declined,
+		e.Outcome == "", ts(e.StartedAt), ts(e.EndedAt)).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+}

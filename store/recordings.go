@@ -78,13 +78,20 @@ func (db *DB) UpdateRecording(ctx context.Context, r Recording) error {
 	return nil
 }
 
-// ListRecordings returns recordings newest first; limit 0 means 100.
+// ListRecordings returns recordings newest first; limit 0 means 100. Newest
+// is the last made (rowid: each row is added after the others), not the
+// latest wall-clock start: after the clock stepped back (NTP correcting a
+// clock that ran ahead, the person setting it) a new recording started
+// "before" those of the hour before and was listed below them, off the
+// recordings page (200) of a busy phone; its transcript, if the phone
+// stopped meanwhile, was not resumed when it fell beyond the 10,000 that
+// resume looks at.
 func (db *DB) ListRecordings(ctx context.Context, limit int) ([]Recording, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	var rows []recordingRow
-	if err := db.g.WithContext(ctx).Order("started_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+	if err := db.g.WithContext(ctx).Order("rowid DESC").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list recordings: %w", err)
 	}
 	out := make([]Recording, len(rows))

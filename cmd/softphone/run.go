@@ -82,18 +82,14 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			log.Warn("no transcript for recording", "recording", r.ID, "err", err)
 		}
 	}
+	// The channels' copies of transcripts a kill cut short (audio/transcribe_temp.go),
+	// before any transcript runs.
+	if n := audio.RemoveTranscriptLeftovers(filepath.Join(o.home, "recordings")); n > 0 {
+		log.Info("copies of transcripts cut short by a crash removed", "folders", n)
+	}
 	// Recordings a crash cut short get their length (store/recordings_repair.go)
 	// before any call records, and a transcript like any finished one.
-	if fixed, err := db.RepairRecordings(ctx, o.home); err != nil {
-		log.Warn("recordings cut short by a crash not completed", "err", err)
-	} else if len(fixed) > 0 {
-		log.Info("recordings cut short by a crash completed", "recordings", len(fixed))
-		for _, r := range fixed {
-			if err := transcripts.Enqueue(r.ID); err != nil {
-				log.Warn("no transcript for recording", "recording", r.ID, "err", err)
-			}
-		}
-	}
+	repairRecordings(ctx, db, o.home, transcripts, log)
 	ecfg := audioConfig(o.home, st, db, onRecording)
 	ecfg.Logger = log // e.g. a recording that stops because the disk is full (issue 14)
 	engine, err := audio.NewEngine(ecfg)
@@ -126,6 +122,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	refreshDesktop(o, log)
 	syncStartAtLogin(o, st.Startup.StartAtLogin, log)
 	settings.Watch(func(s store.Settings) {
 		db.SetNumberRegion(s.SIP.DefaultRegion)

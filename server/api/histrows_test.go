@@ -65,7 +65,7 @@ func TestHistoryPageMatchesList(t *testing.T) {
 	base := time.Now().Add(-time.Hour)
 	for i := range 30 {
 		c := uuid.NewString()
-		at := base.Add(time.Duration(i%7) * time.Minute) // ties in started_at: the id decides
+		at := base.Add(time.Duration(i/7) * time.Minute) // written in the order of their start, with ties
 		if err := e.db.FinishHistory(ctx, store.HistoryEntry{CallID: c, Direction: "out", Number: "+49 30 <&>",
 			Outcome: []string{"answered", "missed", "declined"}[i%3], Declined: i%3 == 2, StartedAt: at, EndedAt: at}); err != nil {
 			t.Fatal(err)
