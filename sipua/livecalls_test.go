@@ -1,11 +1,9 @@
 package sipua
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +12,6 @@ import (
 	"github.com/softphone/softphone/internal/testpeer"
 	"github.com/softphone/softphone/store"
 )
-
-// syncBuf is a log sink the phone's goroutines write to while the test reads.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestAutoAnswerFloodBounded: with auto-answer on, INVITEs keep coming and
 // none hangs up. The phone answers maxLiveCalls of them; the next gets 486
