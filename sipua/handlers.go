@@ -164,7 +164,10 @@ func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
 // 500 (RFC 3261 12.2.2: MUST), so it neither repeats a digit nor a
 // transfer.
 func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
-	c.afterAck()
+	if !c.afterAck() {
+		noDialog(req, tx) // hung up meanwhile; its CSeq must not pass the ACK's
+		return false
+	}
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return false
@@ -179,14 +182,26 @@ func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
 // a caller's INFO or re-INVITE handled before its ACK (requests are
 // handled side by side; Asterisk re-INVITEs for direct media at once)
 // left the 200 unconfirmed, and the call ended as failed 32 s later.
-// onAck needs neither this goroutine nor the call's.
-func (c *call) afterAck() {
+// onAck needs neither this goroutine nor the call's. False when the call
+// ended meanwhile (a hang-up, taken while it waits).
+func (c *call) afterAck() bool {
 	if c.in == nil || c.acked == nil || !c.isConnected() {
-		return // not answered here: ringing requests do not wait
+		return true // not answered here: ringing requests do not wait
 	}
-	select {
-	case <-c.acked:
-	case <-c.final:
+	c.waitingForAck.Store(true)
+	defer c.waitingForAck.Store(false)
+	for {
+		select {
+		case <-c.acked:
+			return true
+		case <-c.final:
+			return true
+		case op := <-c.urgent:
+			// A hang-up (or the phone's stop) does not wait for the ACK.
+			if c.runUrgent(op) {
+				return false
+			}
+		}
 	}
 }
 

@@ -266,7 +266,10 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 // onReinvite answers a re-INVITE: the other side holds, resumes or moves
 // its media (RFC 3264 8.4). Runs on the call's goroutine.
 func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
-	c.afterAck()
+	if !c.afterAck() {
+		noDialog(req, tx) // hung up meanwhile
+		return
+	}
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/softphone/softphone/internal/testpeer"
 )
 
 // TestByeWhileOurReinviteWaits: the phone puts a call on hold and the far
@@ -76,4 +78,44 @@ func TestHangupWhileOurReinviteWaits(t *testing.T) {
 	if err := <-held; err == nil || !errors.Is(err, ErrNoCall) {
 		t.Fatalf("the hold: %v, want the call gone", err)
 	}
+}
+
+// TestHangupWhileTheCallersInfoAwaitsItsAck: a caller's INFO comes before
+// the ACK of our 200, and its handler waits for that ACK (it would read
+// the ACK as none otherwise, 4735f29); the ACK does not come. The person
+// hangs up: the call ends at once. Hang up waited behind the INFO until
+// the 200's retransmissions ended (32 s).
+func TestHangupWhileTheCallersInfoAwaitsItsAck(t *testing.T) {
+	p, r := rawCallerPhone(t, autoAnswer)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	c := p.waitState("", StateActive, 5*time.Second)
+	r.inDialog("INFO", "Content-Type: application/dtmf-relay\r\n", "")
+	// The INFO's handler waits on the call's goroutine once it is there;
+	// a hang-up sent after it must not wait for it.
+	cc, err := p.get(c.ID)
+	must(t, err)
+	if !testpeer.WaitFor(5*time.Second, func() bool { return cc.waitingForAck.Load() }) {
+		t.Fatal("the INFO is not waiting for the ACK")
+	}
+	hung := make(chan error, 1)
+	go func() { hung <- p.Hangup(bg, c.ID) }()
+	select {
+	case err := <-hung:
+		if err != nil {
+			t.Fatalf("hangup: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("hangup waits for the caller's ACK")
+	}
+	p.waitState(c.ID, StateEnded, 5*time.Second)
+	// The ACK that comes late still confirms the 200 (the INFO, refused
+	// 481, did not move the dialog's CSeq past it), and the BYE follows.
+	r.ack(1, "")
+	bye, ok := r.requestFromPhone("BYE", 5*time.Second)
+	if !ok {
+		t.Fatal("no BYE after the ACK")
+	}
+	r.answer(bye, "200 OK", "", "")
 }
