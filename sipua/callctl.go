@@ -65,6 +65,8 @@ type call struct {
 	// a re-INVITE of ours waits for its answer; read off the call's
 	// goroutine, which that wait holds (RFC 3261 14.2 glare, onInvite)
 	reinviting atomic.Bool
+	// requests of the far end waiting for this goroutine (mayWait)
+	waiting atomic.Int32
 	// a request of the caller's waits for the ACK of our 200 (afterAck)
 	waitingForAck atomic.Bool
 	// our 2xx to the far end's re-INVITE, sent again until its ACK

@@ -52,11 +52,37 @@ func noDialog(req *sip.Request, tx sip.ServerTransaction) {
 func (p *Phone) inDialog(fn func(*call, *sip.Request, sip.ServerTransaction)) func(*sip.Request, sip.ServerTransaction) {
 	return func(req *sip.Request, tx sip.ServerTransaction) {
 		c, ok := p.callForRequest(req)
-		if ok && c.do(context.Background(), func() error { fn(c, req, tx); return nil }) == nil {
+		if ok && !c.mayWait(req, tx) {
 			return
+		}
+		if ok {
+			err := c.do(context.Background(), func() error { fn(c, req, tx); return nil })
+			c.waiting.Add(-1)
+			if err == nil {
+				return
+			}
 		}
 		noDialog(req, tx)
 	}
+}
+
+// mayWait counts a request of the far end that is to wait for the call's
+// goroutine, which a request of ours can hold for up to 32 s (a hold the
+// far end does not answer). Beyond maxWaitingRequests it is answered 500
+// with Retry-After (RFC 3261 21.5.1, as 14.2 answers an INVITE that
+// overlaps another), statelessly as noDialog, and false: a far end's
+// flood meanwhile held a goroutine and a transaction per request without
+// bound. The caller undoes the count once the request is taken.
+func (c *call) mayWait(req *sip.Request, tx sip.ServerTransaction) bool {
+	if c.waiting.Add(1) <= maxWaitingRequests {
+		return true
+	}
+	c.waiting.Add(-1)
+	res := sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil)
+	res.AppendHeader(sip.NewHeader("Retry-After", "1"))
+	_ = tx.Respond(res)
+	tx.Terminate()
+	return false
 }
 
 func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {

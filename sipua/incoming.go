@@ -30,7 +30,12 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
 			return
 		}
-		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
+		if !c.mayWait(req, tx) {
+			return
+		}
+		err := c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil })
+		c.waiting.Add(-1)
+		if err != nil {
 			noDialog(req, tx)
 		}
 		return

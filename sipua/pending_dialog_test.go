@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/internal/testpeer"
 )
 
@@ -118,4 +119,42 @@ func TestHangupWhileTheCallersInfoAwaitsItsAck(t *testing.T) {
 		t.Fatal("no BYE after the ACK")
 	}
 	r.answer(bye, "200 OK", "", "")
+}
+
+// TestFarEndRequestsWhileBusyBounded: while a request of ours waits for
+// the far end (a hold it does not answer), the far end floods INFOs. At
+// most maxWaitingRequests of them wait for the call; the others are
+// answered 500 with Retry-After at once (RFC 3261 21.5.1), so the flood
+// holds no goroutine and no transaction each. Every one waited, up to
+// the 32 s of our re-INVITE, without bound.
+func TestFarEndRequestsWhileBusyBounded(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	held := make(chan error, 1)
+	go func() { held <- p.Hold(bg, c.ID) }()
+	reinv, ok := r.requestFromPhone("INVITE", 5*time.Second)
+	if !ok {
+		t.Fatal("no re-INVITE for the hold")
+	}
+	const n = 100
+	for i := 0; i < n; i++ {
+		r.inDialog("INFO", "Content-Type: application/dtmf-relay\r\n", "Signal=5\r\nDuration=160\r\n")
+	}
+	busy := 0
+	for busy < n-maxWaitingRequests {
+		m, ok := r.find(5*time.Second, func(m string) bool {
+			return strings.HasPrefix(m, "SIP/2.0 ") && strings.HasSuffix(header(m, "CSeq"), " INFO")
+		})
+		if !ok {
+			t.Fatalf("%d of %d INFOs answered while the call is busy, want %d", busy, n, n-maxWaitingRequests)
+		}
+		if statusOf(m) != 500 || header(m, "Retry-After") == "" {
+			t.Fatalf("an INFO while the call is busy answered %.60q", m)
+		}
+		busy++
+	}
+	// The far end answers the hold: the call goes on.
+	r.answer(reinv, "200 OK", "Contact: <sip:raw@127.0.0.1:"+itoa(r.port())+">\r\n", rawSDP(40000, audio.RecvOnly))
+	if err := <-held; err != nil {
+		t.Fatalf("hold: %v", err)
+	}
 }
