@@ -109,8 +109,11 @@ func parseSDP(body []byte) (remoteSDP, error) {
 				maps[pt] = c
 			}
 		case "fmtp":
+			// A payload type is 7 bits (RFC 3550 5.1, RFC 3551 6), as in
+			// parseRtpmap: a=fmtp:256 wrapped to PCMU's 0, and our
+			// answer gave PCMU the stranger's parameters.
 			if sp := strings.IndexByte(a.Value, ' '); sp > 0 {
-				if pt, err := strconv.Atoi(a.Value[:sp]); err == nil {
+				if pt, err := strconv.Atoi(a.Value[:sp]); err == nil && pt >= 0 && pt <= 127 {
 					fmtps[uint8(pt)] = a.Value[sp+1:]
 				}
 			}
