@@ -131,6 +131,13 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	if r.sec.fingerprint == "" {
 		return false, fmt.Errorf("answer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 	}
+	if !sha256FP(r.sec.fingerprint) {
+		// The handshake checks sha-256 (RFC 8122 5: every endpoint
+		// supports it) and could only fail: the call ends now (ACK, BYE)
+		// instead of going active in silence, as offerUsable refuses
+		// such an offer.
+		return false, fmt.Errorf("answer %s without a sha-256 a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+	}
 	switch setup := strings.ToLower(r.sec.setup); {
 	case setup == "active":
 		c.sec.adoptDTLS(false, r.sec.fingerprint, r.sec.tlsID)

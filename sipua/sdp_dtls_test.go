@@ -147,3 +147,48 @@ func TestDTLSOfferFingerprintHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestDTLSAnswerWithoutSHA256: the answer to our DTLS-SRTP offer that
+// names the far end's certificate with sha-1 only (RFC 8122 5 lets it
+// list any hash function; audio's handshake checks sha-256, the one
+// every endpoint supports) is unusable: the call is confirmed (ACK),
+// hung up (BYE) and ends at once as not encrypted, as a clear answer to
+// a required encryption does. It went active and waited for a handshake
+// that could only fail.
+func TestDTLSAnswerWithoutSHA256(t *testing.T) {
+	peer := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp",
+		Enabled: true, MediaEncryption: store.MediaEncryptionDTLS}
+	p := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID},
+		Accounts: []store.Account{acc}}, secretMap{}, nil, withAudio(t))
+	media := newRawPeer(t)
+	c, err := p.Dial(bg, "123", "")
+	must(t, err)
+	inv, from := peer.read(t, "INVITE")
+	if !strings.Contains(inv, "UDP/TLS/RTP/SAVP") {
+		t.Fatalf("no DTLS-SRTP offer:\n%s", inv)
+	}
+	body := strings.Replace(rawSDP(media.port(), audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) +
+		"a=fingerprint:sha-1 " + strings.TrimSuffix(strings.Repeat("AB:", 20), ":") + "\r\na=setup:active\r\n"
+	res := "SIP/2.0 200 OK\r\n"
+	for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+		res += h + ": " + header(inv, h) + "\r\n"
+	}
+	res += "To: " + header(inv, "To") + ";tag=peer\r\nContact: <sip:123@127.0.0.1:" + itoa(peer.port()) + ">\r\n" +
+		"Content-Type: application/sdp\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+	_, err = peer.conn.WriteToUDP([]byte(res), from)
+	must(t, err)
+	peer.read(t, "ACK")
+	evs := p.callEvents(c.ID, 5*time.Second)
+	end := evs[len(evs)-1].Call
+	if end.Reason != ReasonNotEncrypted || end.Outcome != OutcomeFailed {
+		t.Fatalf("ended %s/%s, want %s/failed (states %v)", end.Reason, end.Outcome, ReasonNotEncrypted, states(evs))
+	}
+	for _, e := range evs {
+		if e.Call.State == StateActive {
+			t.Fatal("the call went active")
+		}
+	}
+	bye, bfrom := peer.read(t, "BYE")
+	peer.reply(t, bye, bfrom, "200 OK")
+}
