@@ -218,11 +218,14 @@ func (c *call) startDTLS() error {
 	}
 	id := c.id
 	log := c.p.log
+	media := c.media
 	d.toldID = d.tlsID
 	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID, OnDone: func(err error) {
 		if err == nil {
 			log.Info("DTLS-SRTP established", "call", id)
+			return
 		}
+		c.post(func() { c.dtlsFailed(media, d, err) })
 	}})
 	if err != nil {
 		return err
@@ -230,6 +233,26 @@ func (c *call) startDTLS() error {
 	d.started = true
 	c.c.Secure = true
 	return nil
+}
+
+// dtlsFailed ends a call whose DTLS-SRTP handshake failed: the far end's
+// certificate does not match its fingerprint (RFC 5763 5: the endpoint
+// MUST tear the media session down: someone between may have answered),
+// or no handshake came within audio's time. The call stayed up, silent
+// for good, with its lock closed, and nothing told the person why. A
+// handshake replaced by a new association (a new plan, or new media) or
+// one of a call that has gone says nothing; one of early media (no
+// dialog to hang up yet) is logged, the answer's SDP decides.
+func (c *call) dtlsFailed(media MediaSession, d *dtlsPlan, err error) {
+	if c.media != media || c.sec.dtls != d || c.c.State == StateEnded {
+		return
+	}
+	switch c.c.State {
+	case StateActive, StateHold, StateOnHold, StateConference:
+		c.endNotEncrypted(fmt.Errorf("DTLS-SRTP handshake: %w", err))
+	default:
+		c.p.log.Warn("DTLS-SRTP handshake of early media failed", "call", c.id, "error", err)
+	}
 }
 
 // wantsDTLS reports whether our offers are DTLS-SRTP.

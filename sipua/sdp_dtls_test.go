@@ -2,12 +2,16 @@ package sipua
 
 import (
 	"bytes"
+	"context"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/pion/dtls/v3"
+	"github.com/pion/dtls/v3/pkg/crypto/selfsign"
 
 	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/store"
@@ -191,4 +195,57 @@ func TestDTLSAnswerWithoutSHA256(t *testing.T) {
 	}
 	bye, bfrom := peer.read(t, "BYE")
 	peer.reply(t, bye, bfrom, "200 OK")
+}
+
+// TestDTLSHandshakeFailureEndsCall: the far end's DTLS certificate does
+// not match the fingerprint of its SDP (someone between the two answered
+// the handshake, or a broken peer): RFC 5763 5 has the media session torn
+// down. The phone hangs up (BYE) and the call ends not-encrypted; it
+// stayed up, silent for good, its lock closed, nothing said why.
+func TestDTLSHandshakeFailureEndsCall(t *testing.T) {
+	p, r := dtlsRawCallerPhone(t)
+	media := newRawPeer(t)
+	fp := "sha-256 " + strings.TrimSuffix(strings.Repeat("AB:", 32), ":")
+	offer := strings.Replace(rawSDP(media.port(), audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) +
+		"a=fingerprint:" + fp + "\r\na=setup:actpass\r\n"
+	br := r.request("INVITE", r.callID, r.ftag, "", 1, "", offer)
+	r.cseq, r.invBr = 1, br
+	res := r.final(br)
+	if statusOf(res) != 200 {
+		t.Fatalf("DTLS offer answered %.40q", res)
+	}
+	var rtp int
+	for _, l := range strings.Split(res, "\r\n") {
+		if v, ok := strings.CutPrefix(l, "m=audio "); ok {
+			rtp, _ = strconv.Atoi(strings.Fields(v)[0])
+		}
+	}
+	r.ttag = tagOf(header(res, "To"))
+	r.ack(1, "")
+	c := p.waitState("", StateActive, 5*time.Second)
+	// The far end's DTLS server, with a certificate of its own (not the
+	// one fp names), on the RTP port the offer named.
+	cert, err := selfsign.GenerateSelfSigned()
+	must(t, err)
+	conn, err := dtls.ServerWithOptions(media.conn, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: rtp},
+		dtls.WithCertificates(cert), dtls.WithSRTPProtectionProfiles(dtls.SRTP_AES128_CM_HMAC_SHA1_80),
+		dtls.WithClientAuth(dtls.RequireAnyClientCert), dtls.WithInsecureSkipVerify(true))
+	must(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+		defer cancel()
+		_ = conn.HandshakeContext(ctx) // the phone refuses its certificate
+	}()
+	bye, ok := r.find(10*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "BYE ") && header(m, "Call-ID") == r.callID
+	})
+	if !ok {
+		t.Fatal("the phone did not hang up after the handshake failed")
+	}
+	r.answer(bye, "200 OK", "", "")
+	ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+	if ended.Reason != ReasonNotEncrypted {
+		t.Fatalf("ended with reason %s, want %s", ended.Reason, ReasonNotEncrypted)
+	}
 }
