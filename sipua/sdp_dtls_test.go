@@ -125,6 +125,8 @@ func TestDTLSOfferFingerprintHashes(t *testing.T) {
 	}{
 		{"sha-256 then sha-1", "a=fingerprint:sha-256 " + hex(32) + "\r\na=fingerprint:sha-1 " + hex(20) + "\r\n", 200},
 		{"sha-1 only", "a=fingerprint:sha-1 " + hex(20) + "\r\n", 488},
+		{"sha-256 of 2 bytes", "a=fingerprint:sha-256 00:11\r\n", 488},
+		{"sha-256 not hex", "a=fingerprint:sha-256 " + strings.Replace(hex(32), "AB", "ZZ", 1) + "\r\n", 488},
 	} {
 		sdp := strings.Replace(rawSDP(40000+2*i, audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) + tc.fps + "a=setup:actpass\r\n"
 		callID := uuid.NewString()
