@@ -140,6 +140,7 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 			}
 			c.neg = n
 			if c.setKeys(n.keys) == nil {
+				setRTCPPort(c.media, n.rtcp)
 				_ = c.media.Start(n.remote, n.codec, n.dtmfPT)
 			}
 		}

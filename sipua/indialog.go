@@ -245,6 +245,18 @@ func (c *call) sessionCodecs() []audio.Codec {
 	return out
 }
 
+// rtcpPorter is a media session that sends RTCP where a=rtcp says
+// (audio.Session).
+type rtcpPorter interface{ SetRTCPPort(port int) }
+
+// setRTCPPort tells the media the far end's a=rtcp port (RFC 3605), 0
+// for RTP + 1; before Start, which uses it for a new address.
+func setRTCPPort(m any, port int) {
+	if p, ok := m.(rtcpPorter); ok {
+		p.SetRTCPPort(port)
+	}
+}
+
 // applyMedia starts (or moves) RTP after an offer/answer.
 func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	c.neg = n
@@ -253,6 +265,7 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 		return fmt.Errorf("media: %w", err)
 	}
 	c.holdForDTLS() // nothing clear before the handshake starts (media_dtls.go)
+	setRTCPPort(c.media, n.rtcp)
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
