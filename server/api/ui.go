@@ -198,6 +198,11 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	if !ok {
 		return fail(fiber.StatusNotFound, msgNoAudio)
 	}
+	// Only a regular file: opening a FIFO left in a recording's place
+	// waits for a writer for ever, and the player's request with it.
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		return fail(fiber.StatusNotFound, msgNoAudio)
+	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fail(fiber.StatusNotFound, msgNoAudio)
