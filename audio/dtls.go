@@ -161,8 +161,8 @@ func (d *dtlsComp) WriteTo(b []byte, _ net.Addr) (int, error) {
 	to, ctrl := d.s.dtlsTo(), d.s.remoteCtrl
 	d.s.mu.Unlock()
 	if d.rtcp {
-		if ctrl == nil {
-			return len(b), nil
+		if ctrl == nil || unspecified(ctrl.AddrPort().Addr()) {
+			return len(b), nil // (0.0.0.0 is this machine to the kernel: errUnspecified)
 		}
 		return d.s.ctrl.WriteToUDP(b, ctrl)
 	}

@@ -40,9 +40,9 @@ func (s *Session) rtcpLoop() {
 
 func (s *Session) sendReport(now time.Time) {
 	s.mu.Lock()
-	if !s.started || s.closed || s.remoteCtrl == nil {
+	if !s.started || s.closed || s.remoteCtrl == nil || unspecified(s.remoteCtrl.AddrPort().Addr()) {
 		s.mu.Unlock()
-		return
+		return // (0.0.0.0 is this machine to the kernel: errUnspecified)
 	}
 	sr := &rtcp.SenderReport{SSRC: s.ssrc, NTPTime: ntpTime(now), RTPTime: s.out.ts,
 		PacketCount: uint32(s.sent), OctetCount: uint32(s.sentOctets)}

@@ -24,7 +24,8 @@ func (s *Session) readLoop() {
 		if s.stunIn(buf[:n]) {
 			continue // the answer to our STUN Binding (stun.go), from its server
 		}
-		ok, latch := s.admit(from)
+		now := time.Now()
+		ok, latch := s.admit(from, now)
 		if !ok {
 			continue // before Start, or a stray (session_source.go)
 		}
@@ -41,10 +42,9 @@ func (s *Session) readLoop() {
 		if p.Unmarshal(pkt) != nil {
 			continue
 		}
-		if latch {
-			s.latch(from)
+		if latch && !s.latch(from, p.SSRC, now) {
+			continue // another port's, without the stream's SSRC (session_source.go)
 		}
-		now := time.Now()
 		s.mu.Lock()
 		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir
 		if s.passing && now.Sub(s.lastPass) >= passHold {

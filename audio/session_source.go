@@ -3,7 +3,13 @@ package audio
 import (
 	"net"
 	"net/netip"
+	"time"
 )
+
+// relatchQuiet is how long the latched source of a clear RTP stream must
+// have sent nothing before another port of the SIP peer's IP may take the
+// stream without the stream's SSRC (latch).
+const relatchQuiet = time.Second
 
 // Where RTP may come from (issue 12, item 5). A packet is taken only from
 // the address the far end's SDP names or, for latching (symmetric RTP,
@@ -19,6 +25,7 @@ type sourceFilter struct {
 	sdpAP  netip.AddrPort // the SDP's address and port, as Start was given it
 	peer   netip.Addr     // the SIP peer's address (SetSignalPeer); invalid: unknown
 	latchd netip.AddrPort // where the stream latched to on the peer's IP
+	heard  time.Time      // when latchd last sent (clear RTP's re-latch)
 	stray  uint64
 	warned bool
 }
@@ -51,7 +58,7 @@ func (e *Engine) StrayPackets() uint64 { return e.stray.Load() }
 // peer's IP cannot move the stream to a port where nothing listens and
 // leave the far end's own packets strays. Before Start nothing is taken
 // and nothing is counted.
-func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
+func (s *Session) admit(from netip.AddrPort, now time.Time) (ok, latch bool) {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	ip := from.Addr()
 	s.mu.Lock()
@@ -62,11 +69,21 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 	f := &s.src
 	switch {
 	case ip == f.sdp:
+		if f.latchd.IsValid() && localScope(ip) {
+			// The far end sends from behind a NAT (the stream latched
+			// to the SIP peer's IP): its SDP's address is a private one
+			// of its own network, and a host with that address here is
+			// on ours (the same 192.168.1.x): not the far end, whose
+			// audio it must not join. (A public SDP address, a media
+			// relay beside the PBX, keeps being heard.)
+			break
+		}
 		s.latched = true // packets from the SDP's address: it is right, nothing to move
 		return true, false
 	case f.peer.IsValid() && ip == f.peer:
 		if f.latchd.IsValid() {
 			if from == f.latchd {
+				f.heard = now
 				return true, !s.latched // latched again after a new DTLS association
 			}
 			if s.srtp.Load() != nil {
@@ -85,6 +102,14 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 				// our handshake away from a server that waits for it.
 				return true, true
 			}
+			if s.dtls.Load() == nil {
+				// Clear RTP: the far end's NAT may have given it another
+				// port (its binding expired while it sent nothing, on
+				// hold). latch takes it when it carries the stream's SSRC,
+				// or the latched source has gone quiet (a forged packet
+				// that took the stream first); others are strays.
+				return true, true
+			}
 			break // after the latch, that one source only
 		}
 		return true, !s.latched // when the SDP's address spoke first, we keep sending there
@@ -99,27 +124,52 @@ func (s *Session) admit(from netip.AddrPort) (ok, latch bool) {
 	return false, false
 }
 
+// cgnat is the shared address space of carrier-grade NATs (RFC 6598).
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// localScope says whether ip is an address of some private network
+// (RFC 1918, RFC 4193, RFC 6598, link-local, loopback), which a host of
+// our own network may hold as well.
+func localScope(ip netip.Addr) bool {
+	return ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || cgnat.Contains(ip)
+}
+
 // latch moves our stream to from, the SIP peer's address whose packet
 // admit let through and that proved to be the far end's, unless the SDP's
-// address spoke first.
-func (s *Session) latch(from netip.AddrPort) {
+// address spoke first. It says whether the packet is taken: on a clear
+// stream that latched already, another port takes it only with the
+// stream's SSRC (a NAT that gave the far end a new port; a stranger
+// forging the peer's IP cannot know it) or after the latched source sent
+// nothing for relatchQuiet (a forged first packet took the stream: the
+// far end's own get it back). Others are strays. Any payload type
+// latches: a far end with voice activity detection that is silent at the
+// start sends comfort noise (RFC 3389) only, and must get our audio.
+func (s *Session) latch(from netip.AddrPort, ssrc uint32, now time.Time) bool {
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := &s.src
 	if !f.peer.IsValid() || from.Addr() != f.peer || (s.latched && !f.latchd.IsValid()) {
-		return // not the peer's, or the SDP's address spoke first
+		return true // not the peer's, or the SDP's address spoke first
 	}
 	if from == f.latchd {
-		s.latched = true // latched there already (again, after a new DTLS association)
-		return
+		s.latched, f.heard = true, now // latched there already (again, after a new DTLS association)
+		return true
+	}
+	if f.latchd.IsValid() && s.srtp.Load() == nil {
+		if cur, ok := s.rx.source(); (!ok || ssrc != cur) && now.Sub(f.heard) < relatchQuiet {
+			f.stray++
+			s.eng.stray.Add(1)
+			return false
+		}
 	}
 	s.eng.log.Info("RTP latched to the SIP peer's address", "call", s.cfg.CallID,
 		"sdp", f.sdpAP.String(), "source", from.String(), "before", f.latchd.String())
-	s.latched, f.latchd = true, from
+	s.latched, f.latchd, f.heard = true, from, now
 	s.remote = net.UDPAddrFromAddrPort(from)
 	s.remoteAP = from
 	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
+	return true
 }
 
 // admitCtrl says whether a datagram on the RTCP port from "from" may be

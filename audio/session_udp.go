@@ -1,6 +1,20 @@
 package audio
 
-import "net"
+import (
+	"errors"
+	"net"
+	"net/netip"
+)
+
+// errUnspecified is a datagram for 0.0.0.0 or ::, which the kernel
+// delivers to this machine: an SDP's c=0.0.0.0 (the hold of RFC 2543,
+// RFC 3264 8.4) names no one to send to, and what we sent there (RTP,
+// RTCP, DTLS) reached a local service on the port the far end chose.
+var errUnspecified = errors.New("udp: no datagram to the unspecified address")
+
+// unspecified says whether to is 0.0.0.0 or :: (also as ::ffff:0.0.0.0,
+// the form a net.UDPAddr of net.IPv4zero takes).
+func unspecified(to netip.Addr) bool { return to.Unmap().IsUnspecified() }
 
 // ReadFrom and WriteTo make rawUDP a net.PacketConn whose datagrams take
 // the raw path too (pion/ice falls back to them for addresses without an

@@ -116,6 +116,9 @@ func (u *rawUDP) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 
 // WriteToAddrPort sends one datagram to to.
 func (u *rawUDP) WriteToAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	if unspecified(to.Addr()) {
+		return 0, errUnspecified
+	}
 	if u.rc == nil {
 		return u.UDPConn.WriteToUDPAddrPort(b, to)
 	}

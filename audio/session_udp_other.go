@@ -18,5 +18,8 @@ func (u *rawUDP) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 }
 
 func (u *rawUDP) WriteToAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	if unspecified(to.Addr()) {
+		return 0, errUnspecified
+	}
 	return u.UDPConn.WriteToUDPAddrPort(b, to)
 }

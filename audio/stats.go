@@ -86,6 +86,14 @@ func (r *rxStats) expected() uint64 {
 	return uint64(r.cycles) + uint64(r.maxSeq) - uint64(r.baseSeq) + 1
 }
 
+// source is the SSRC of the far end's audio stream now counted (ok false
+// before its first packet).
+func (r *rxStats) source() (ssrc uint32, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ssrc, r.started
+}
+
 // snapshot gives jitter in ms and the loss fraction.
 func (r *rxStats) snapshot() (jitterMs, loss float64, received uint64) {
 	r.mu.Lock()

@@ -118,6 +118,9 @@ func installMac(t Target) ([]string, error) {
 		return nil, err
 	}
 	app := macApp(t)
+	if id, theirs := macTheirs(app); theirs {
+		return nil, fmt.Errorf("desktop: %s (bundle %q) %w", app, id, ErrNotOurs)
+	}
 	if err := os.RemoveAll(app); err != nil {
 		return nil, fmt.Errorf("desktop: %w", err)
 	}
@@ -165,6 +168,21 @@ func macRegister(app string) {
 	_ = exec.Command(lsregister, "-f", app).Run()
 }
 
+// macTheirs says whether app is there and is another program's bundle
+// (its Info.plist names another bundle id, or none), and names its id.
+// "Softphone.app" is a name any softphone may take: install replaced such
+// a bundle, and uninstall removed it, wholesale (os.RemoveAll).
+func macTheirs(app string) (string, bool) {
+	if _, err := os.Lstat(app); os.IsNotExist(err) {
+		return "", false
+	}
+	var info macInfo
+	if _, err := plist.Unmarshal(mustRead(filepath.Join(app, "Contents", "Info.plist")), &info); err != nil {
+		return "", true
+	}
+	return info.CFBundleIdentifier, info.CFBundleIdentifier != macInfoOf().CFBundleIdentifier
+}
+
 func macAgentOf(t Target) macAgentPlist {
 	args := append(append([]string{t.Binary}, homeArgs(t)...), "--no-browser")
 	return macAgentPlist{Label: macBundleID, ProgramArguments: args, RunAtLoad: true, ProcessType: "Interactive"}
@@ -189,6 +207,9 @@ func uninstallMac(t Target) ([]string, error) {
 	app := macApp(t)
 	if _, err := os.Stat(app); err != nil {
 		return nil, nil
+	}
+	if _, theirs := macTheirs(app); theirs {
+		return nil, nil // another program's Softphone.app stays
 	}
 	if err := os.RemoveAll(app); err != nil {
 		return nil, fmt.Errorf("desktop: %w", err)

@@ -3,6 +3,7 @@ package desktop
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,5 +111,49 @@ func TestMacBundleAndLaunchAgent(t *testing.T) {
 	}
 	if st := Check(tg); st.Links.State != StateNone || st.Login.State != StateNone {
 		t.Fatalf("check after uninstall %+v", st)
+	}
+}
+
+// TestMacOtherProgramsAppLeftAlone: a Softphone.app of another program in
+// ~/Applications (its own bundle id) is neither replaced by Install nor
+// removed by Uninstall; both removed it wholesale.
+func TestMacOtherProgramsAppLeftAlone(t *testing.T) {
+	home := t.TempDir()
+	tg := Target{OS: "darwin", UserHome: home, Binary: "/Applications/softphone", PhoneHome: "/Users/u/softphone"}
+	app := filepath.Join(home, "Applications", "Softphone.app")
+	theirs := filepath.Join(app, "Contents", "MacOS", "Softphone")
+	info, err := encodePlist(map[string]any{"CFBundleIdentifier": "com.example.softphone", "CFBundleExecutable": "Softphone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, b := range map[string][]byte{filepath.Join(app, "Contents", "Info.plist"): info, theirs: []byte("their program")} {
+		if err := writeFile(path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Install(tg); !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "com.example.softphone") {
+		t.Errorf("install over another program's bundle: %v", err)
+	}
+	if b, err := os.ReadFile(theirs); err != nil || string(b) != "their program" {
+		t.Fatalf("install replaced the other program: %q %v", b, err)
+	}
+	if removed, err := Uninstall(tg); err != nil || len(removed) != 0 {
+		t.Errorf("uninstall removed %v, %v", removed, err)
+	}
+	if b, err := os.ReadFile(theirs); err != nil || string(b) != "their program" {
+		t.Fatalf("uninstall removed the other program: %q %v", b, err)
+	}
+	// Ours (an earlier install) is replaced and removed as before.
+	if err := os.RemoveAll(app); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(tg); err != nil {
+		t.Fatalf("install over our own bundle: %v", err)
+	}
+	if removed, err := Uninstall(tg); err != nil || len(removed) != 1 {
+		t.Fatalf("uninstall of ours: %v %v", removed, err)
 	}
 }

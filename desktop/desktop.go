@@ -96,6 +96,23 @@ func SetStartAtLogin(t Target, on bool) (string, error) {
 	return loginXDG(t, on)
 }
 
+// Refresh writes again this phone's own integrations that an earlier
+// version wrote in a form this one no longer writes, and returns what it
+// rewrote: on Linux the XDG entries that quoted every argument, which
+// xdg-open without a known desktop cannot run. Nothing is written where
+// nothing of this phone is in place, nor over another program's entry.
+func Refresh(t Target) ([]string, error) {
+	t, err := t.fill()
+	if err != nil {
+		return nil, err
+	}
+	switch t.OS {
+	case "windows", "darwin":
+		return nil, nil
+	}
+	return refreshXDG(t)
+}
+
 // Uninstall removes the link handler and the start at login, and returns
 // what it removed. Entries of other programs are left alone.
 func Uninstall(t Target) ([]string, error) {

@@ -24,7 +24,7 @@ func TestXDGInstallCheckUninstall(t *testing.T) {
 	}
 	b, _ := os.ReadFile(entry)
 	for _, want := range []string{"[Desktop Entry]",
-		`Exec="/opt/soft phone/softphone" "--home" "/home/u/.config/soft\$phone 100%%" dial %u`,
+		`Exec="/opt/soft phone/softphone" --home "/home/u/.config/soft\$phone 100%%" dial %u`,
 		"MimeType=x-scheme-handler/tel;x-scheme-handler/sip;x-scheme-handler/callto;"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("entry lacks %q:\n%s", want, b)

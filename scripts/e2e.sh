@@ -24,6 +24,14 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/origins.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/office.mjs "$BIN" test-artifacts || rc=1
   node server/web/e2e/callbar.mjs "$BIN" test-artifacts || rc=1
+  # A call that stops ringing takes its desktop notification away.
+  node server/web/e2e/notify.mjs "$BIN" || rc=1
+  # A microphone the browser refuses is said, and asked for no more.
+  node server/web/e2e/micrefused.mjs "$BIN" || rc=1
+  # A copy of the phone page in another tab is a tab of its own.
+  node server/web/e2e/tabcopy.mjs "$BIN" || rc=1
+  # A ring held by the autoplay policy says so; one click lets it sound.
+  node server/web/e2e/ringheld.mjs "$BIN" || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
   # The audio of the tab in the browsers users have (issue 13): Chromium without
   # the loopback flag and Firefox ESR with default prefs, on a machine with

@@ -10,13 +10,16 @@ import (
 	"github.com/softphone/softphone/store"
 )
 
-// dtlsPlan is a call's DTLS-SRTP (RFC 5763): our role and the far end's
-// certificate fingerprint. The handshake runs once per call; re-INVITEs
-// keep the association (RFC 5763 6.7.1: same fingerprint, same role).
+// dtlsPlan is a call's DTLS-SRTP (RFC 5763): our role, the far end's
+// certificate fingerprint and its a=tls-id. Re-INVITEs keep the
+// association while all three stay (RFC 5763 6.7.1); a new plan is a new
+// association (RFC 8842 5).
 type dtlsPlan struct {
 	client      bool   // we are the DTLS client: our a=setup is active
 	fingerprint string // the far end's, "sha-256 AB:..."
+	tlsID       string // the far end's a=tls-id, "" without one
 	started     bool
+	toldID      string // the tls-id the media session was told
 }
 
 // isDTLSProto reports an m= proto of DTLS-SRTP (RFC 5764 8).
@@ -75,7 +78,11 @@ func (c *call) dtlsAnswer(r remoteSDP) (localSec, error) {
 	}
 	var client bool
 	switch strings.ToLower(r.sec.setup) {
-	case "", "actpass", "passive": // RFC 4145 4: no a=setup means active, but RFC 5763 5 has the offerer actpass
+	case "", "actpass": // RFC 4145 4: no a=setup means active, but RFC 5763 5 has the offerer actpass
+		// A re-offer's actpass leaves a running association's roles
+		// (baresip repeats it); the answerer picks the first time.
+		client = c.sec.dtls == nil || c.sec.dtls.client
+	case "passive":
 		client = true
 	case "active":
 		client = false
@@ -86,7 +93,7 @@ func (c *call) dtlsAnswer(r remoteSDP) (localSec, error) {
 	if err != nil {
 		return localSec{}, err
 	}
-	c.sec.adoptDTLS(client, r.sec.fingerprint)
+	c.sec.adoptDTLS(client, r.sec.fingerprint, r.sec.tlsID)
 	c.sec.proto = r.sec.proto
 	setup := map[bool]string{true: "active", false: "passive"}[c.sec.dtls.client]
 	return localSec{proto: r.sec.proto, attrs: dtlsAttrs(fp, setup)}, nil
@@ -101,19 +108,20 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	if r.sec.fingerprint == "" {
 		return false, fmt.Errorf("answer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 	}
-	// RFC 5763 5 (and 6.7.1): an answer in a re-INVITE on a running
-	// association with the same certificate keeps it and our roles,
-	// whatever its a=setup says (baresip repeats actpass, which an answer
-	// may not carry, RFC 4145 4.1): no new handshake.
-	if d := c.sec.dtls; d != nil && strings.EqualFold(d.fingerprint, r.sec.fingerprint) {
-		c.sec.proto = r.sec.proto
-		return true, nil
-	}
-	switch strings.ToLower(r.sec.setup) {
-	case "active":
-		c.sec.adoptDTLS(false, r.sec.fingerprint)
-	case "passive", "":
-		c.sec.adoptDTLS(true, r.sec.fingerprint)
+	switch setup := strings.ToLower(r.sec.setup); {
+	case setup == "active":
+		c.sec.adoptDTLS(false, r.sec.fingerprint, r.sec.tlsID)
+	case setup == "passive":
+		c.sec.adoptDTLS(true, r.sec.fingerprint, r.sec.tlsID)
+	case c.sec.dtls != nil && strings.EqualFold(c.sec.dtls.fingerprint, r.sec.fingerprint):
+		// RFC 5763 5 (and 6.7.1): an answer in a re-INVITE on a running
+		// association with the same certificate and an a=setup that is
+		// no role (baresip repeats actpass, which an answer may not
+		// carry, RFC 4145 4.1) keeps our roles; a new tls-id is still
+		// a new association.
+		c.sec.adoptDTLS(c.sec.dtls.client, r.sec.fingerprint, r.sec.tlsID)
+	case setup == "":
+		c.sec.adoptDTLS(true, r.sec.fingerprint, r.sec.tlsID)
 	default:
 		return false, fmt.Errorf("answer a=setup:%s: %w", r.sec.setup, errNotEncrypted)
 	}
@@ -121,16 +129,24 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	return true, nil
 }
 
-// adoptDTLS keeps a running association (and its roles) while the far
-// end's certificate stays (RFC 5763 6.7.1); a new fingerprint is a new
-// plan, which startDTLS hands to the same media session: audio's StartDTLS
-// drops the old association and its SRTP keys and runs a new handshake
-// (RFC 5763 5), so no new media session is needed.
-func (s *callSec) adoptDTLS(client bool, fp string) {
-	if s.dtls != nil && strings.EqualFold(s.dtls.fingerprint, fp) {
+// adoptDTLS keeps a running association while the far end's certificate,
+// the roles and its a=tls-id stay (RFC 5763 6.7.1); a tls-id tells only
+// when both SDPs have one, as in audio's StartDTLS. A new fingerprint,
+// reversed roles (a re-offer's a=setup:active while we are the client:
+// two clients make no association) or a new tls-id (RFC 8842 5: the far
+// end restarted its DTLS with the same certificate) is a new plan, which
+// startDTLS hands to the same media session: audio's StartDTLS drops the
+// old association and its SRTP keys and runs a new handshake (RFC 5763
+// 5), so no new media session is needed.
+func (s *callSec) adoptDTLS(client bool, fp, tlsID string) {
+	if d := s.dtls; d != nil && strings.EqualFold(d.fingerprint, fp) && d.client == client &&
+		(d.tlsID == "" || tlsID == "" || d.tlsID == tlsID) {
+		if d.tlsID == "" {
+			d.tlsID = tlsID // from now on it tells (startDTLS tells the media)
+		}
 		return
 	}
-	s.dtls = &dtlsPlan{client: client, fingerprint: fp}
+	s.dtls = &dtlsPlan{client: client, fingerprint: fp, tlsID: tlsID}
 	s.local, s.offered, s.keys = nil, nil, nil
 }
 
@@ -154,16 +170,24 @@ func (c *call) holdForDTLS() {
 // media sends nothing until the keys are there.
 func (c *call) startDTLS() error {
 	d := c.sec.dtls
-	if d == nil || d.started {
+	if d == nil || (d.started && d.toldID == d.tlsID) {
 		return nil
 	}
 	ds, ok := c.media.(dtlsStarter)
 	if !ok {
 		return fmt.Errorf("media session %T: %w", c.media, errNotEncrypted)
 	}
+	if d.started {
+		// The running association's far end named it (a tls-id it did
+		// not send before): the media keeps it and learns the name, so
+		// that a later new one restarts it there too.
+		d.toldID = d.tlsID
+		return ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID})
+	}
 	id := c.id
 	log := c.p.log
-	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, OnDone: func(err error) {
+	d.toldID = d.tlsID
+	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID, OnDone: func(err error) {
 		if err == nil {
 			log.Info("DTLS-SRTP established", "call", id)
 		}

@@ -24,6 +24,11 @@ type callSec struct {
 
 	dtls        *dtlsPlan // DTLS-SRTP instead of SDES (media_dtls.go)
 	offeredDTLS bool      // our last offer was DTLS-SRTP
+
+	// The m= lines of the last offer we answered besides the audio
+	// (sdp.go, otherMedia): our SDPs from then on carry them, rejected.
+	others  []otherMedia
+	audioAt int
 }
 
 // encryptionWanted is the account's media_encryption ("none" when unset).
@@ -39,8 +44,9 @@ func encryptionWanted(a store.Account) string {
 // again, so a re-INVITE (hold) keeps the keys; before, a new SDES offer
 // carries one line per suite, in RTP/SAVP when encryption is required
 // and as RTP/AVP with a=crypto (best effort, as baresip's "srtp") when not.
-func (c *call) offerSec() (localSec, error) {
+func (c *call) offerSec() (ls localSec, err error) {
 	s := &c.sec
+	defer func() { ls.others, ls.audioAt = s.others, s.audioAt }()
 	if s.dtls != nil {
 		return c.dtlsOffer()
 	}
@@ -77,6 +83,7 @@ func (c *call) offerSec() (localSec, error) {
 // must be, or demands SRTP in a way we do not speak.
 func (c *call) answerSec(r remoteSDP) (localSec, *audio.SRTPKeys, error) {
 	s := &c.sec
+	s.others, s.audioAt = r.others, r.audioAt
 	pick, use, err := c.offerUsable(r)
 	switch {
 	case err != nil:
@@ -112,6 +119,10 @@ func (c *call) offerUsable(r remoteSDP) (*cryptoAttr, bool, error) {
 	if isDTLSProto(r.sec.proto) {
 		if r.sec.fingerprint == "" {
 			return nil, false, fmt.Errorf("offer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+		}
+		if !sha256FP(r.sec.fingerprint) {
+			// Refused before it rings; the handshake failed when answered.
+			return nil, false, fmt.Errorf("offer %s without a sha-256 a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 		}
 		return nil, true, nil
 	}

@@ -25,9 +25,15 @@ func (c *call) chooseMedia(r remoteSDP, weAnswer bool) (negotiated, error) {
 	return choose(r, c.p.media.Codecs(), weAnswer)
 }
 
-// badMediaTarget: loopback (127.0.0.0/8, ::1) or multicast.
+// badMediaTarget: loopback (127.0.0.0/8, ::1), an address of this
+// machine's own interfaces (its LAN address reaches the same local
+// services as loopback, those listening on all addresses), or multicast.
 func badMediaTarget(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsMulticast()
+	if ip.IsMulticast() {
+		return true
+	}
+	a, ok := netip.AddrFromSlice(ip)
+	return ok && localPeer(a.Unmap())
 }
 
 // localPeer says whether the SIP peer is on this machine: loopback or one
@@ -53,20 +59,26 @@ func localPeer(ip netip.Addr) bool {
 	return false
 }
 
-// refuseLocalMedia answers 488 to a new INVITE whose offer chooseMedia
-// refuses for its media address, before it rings (as refuseClearOffer),
-// and ends the call as failed. It reports whether it did.
+// refuseLocalMedia answers 488 to a new INVITE whose offer cannot be
+// used, before it rings (as refuseClearOffer), and ends the call as
+// failed: chooseMedia refuses its media address or finds no codec, or it
+// cannot be read at all (a host name in c=, no audio m= line). Such a
+// call rang and failed only when the person answered it (prepareAnswer's
+// 488). It reports whether it did.
 func (c *call) refuseLocalMedia(req *sip.Request) bool {
 	body := req.Body()
 	if len(body) == 0 {
 		return false // we offer in the 200; the ACK's answer is checked
 	}
 	r, err := parseSDP(body)
-	if err != nil {
-		return false // answer() refuses it with 488 as before
+	if err == nil {
+		_, err = c.chooseMedia(r, true)
 	}
-	if _, err := c.chooseMedia(r, true); !errors.Is(err, errLocalMedia) {
+	if err == nil {
 		return false
+	}
+	if !errors.Is(err, errLocalMedia) { // chooseMedia said so already
+		c.p.log.Info("incoming call refused: its SDP offer cannot be used", "call", c.id, "error", err)
 	}
 	c.begin(StateRingingIn)
 	sess := c.in

@@ -99,6 +99,7 @@ func TestOfferPointingMediaAtThisMachine(t *testing.T) {
 		{"loopback", "127.0.0.1", 488},
 		{"loopback elsewhere in 127/8", "127.3.2.1", 488},
 		{"multicast", "224.0.0.251", 488},
+		{"this machine's own address", "10.77.0.1", 488},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(10, 77, 0, 1), Port: p.stackPort()},

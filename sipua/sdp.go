@@ -1,8 +1,12 @@
 package sipua
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net"
 	"strconv"
 	"strings"
@@ -15,13 +19,28 @@ import (
 // errNoCodec is an offer or answer without an audio codec we speak (488).
 var errNoCodec = errors.New("no common audio codec")
 
+// errHostAddr is a c= line naming a host instead of an address (parseSDP).
+var errHostAddr = errors.New("sdp: connection address is a host name, not an IP address")
+
 // remoteSDP is what we use of the other side's session description.
 type remoteSDP struct {
 	addr   *net.UDPAddr
 	codecs []audio.Codec // in the order of the m= line, with its payload types
 	dir    audio.Direction
 	sec    mediaSec // proto and a=crypto lines (sdp_crypto.go)
+	// The m= lines besides our audio one (video, a second audio, lines
+	// rejected with port 0), in order; ours was at audioAt.
+	others  []otherMedia
+	audioAt int
 }
+
+// otherMedia is an m= line we do not use. An answer has as many m= lines
+// as the offer, in its order, the ones it rejects with port 0 (RFC 3264
+// 6), and later offers keep them (8): an answer with the audio line only
+// to an offer of audio and video was refused by stacks that count them
+// (pjsip's "media count mismatch": the call failed), and others took our
+// audio line for the video one when video came first.
+type otherMedia struct{ media, proto, format string }
 
 // negotiated is the outcome of an offer/answer exchange (RFC 3264).
 type negotiated struct {
@@ -36,16 +55,24 @@ var staticPT = map[uint8]audio.Codec{0: audio.CodecPCMU, 8: audio.CodecPCMA, 9: 
 
 // parseSDP reads the first audio m= line of body.
 func parseSDP(body []byte) (remoteSDP, error) {
+	body = sdpPart(body)
 	var sd sdp.SessionDescription
 	if err := sd.Unmarshal(body); err != nil {
 		return remoteSDP{}, fmt.Errorf("sdp: %w", err)
 	}
 	var md *sdp.MediaDescription
+	var others []otherMedia
+	audioAt := 0
 	for _, m := range sd.MediaDescriptions {
-		if m.MediaName.Media == "audio" && m.MediaName.Port.Value > 0 {
-			md = m
-			break
+		if md == nil && m.MediaName.Media == "audio" && m.MediaName.Port.Value > 0 {
+			md, audioAt = m, len(others)
+			continue
 		}
+		o := otherMedia{media: m.MediaName.Media, proto: strings.Join(m.MediaName.Protos, "/"), format: "0"}
+		if len(m.MediaName.Formats) > 0 {
+			o.format = m.MediaName.Formats[0]
+		}
+		others = append(others, o)
 	}
 	if md == nil {
 		return remoteSDP{}, fmt.Errorf("sdp: %w", errNoCodec)
@@ -63,13 +90,15 @@ func parseSDP(body []byte) (remoteSDP, error) {
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {
-		ips, err := net.LookupIP(host)
-		if err != nil || len(ips) == 0 {
-			return remoteSDP{}, fmt.Errorf("sdp: connection address %q", host)
-		}
-		ip = ips[0]
+		// RFC 4566 5.7 allows a host name here, but it is not looked up:
+		// the lookup ran on the call's goroutine (a name whose servers
+		// never answer stalled the call for the resolver's timeouts, its
+		// ringing and hang-up waiting behind it) and it told the name's
+		// owner, before anyone answered, that this phone exists and
+		// where its resolver is. PBXs, SBCs and browsers write addresses.
+		return remoteSDP{}, fmt.Errorf("%w: %q", errHostAddr, host)
 	}
-	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv}
+	r := remoteSDP{addr: &net.UDPAddr{IP: ip, Port: md.MediaName.Port.Value}, dir: audio.SendRecv, others: others, audioAt: audioAt}
 	maps := map[uint8]audio.Codec{}
 	fmtps := map[uint8]string{}
 	for _, a := range md.Attributes {
@@ -109,6 +138,37 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		r.codecs = append(r.codecs, c)
 	}
 	return r, nil
+}
+
+// sdpPart is the application/sdp part of a multipart body (RFC 5621: a
+// carrier's INVITE with ISUP beside the SDP, SIP-T, RFC 3204; one with a
+// location, RFC 6442), or body as it is. Such offers failed to parse: the
+// call rang and got 488 when answered. A MIME body starts with its first
+// boundary ("--" and the boundary); an SDP starts with "v=".
+func sdpPart(body []byte) []byte {
+	if !bytes.HasPrefix(body, []byte("--")) {
+		return body
+	}
+	line, _, _ := bytes.Cut(body, []byte("\n"))
+	boundary := strings.TrimSpace(string(line[2:]))
+	if boundary == "" {
+		return body
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for range 8 { // a few parts; a body is at most a SIP message
+		part, err := mr.NextRawPart()
+		if err != nil {
+			return body
+		}
+		ct, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
+		if strings.EqualFold(ct, "application/sdp") {
+			if b, err := io.ReadAll(io.LimitReader(part, int64(len(body)))); err == nil {
+				return b
+			}
+			return body
+		}
+	}
+	return body
 }
 
 func parseRtpmap(v string) (uint8, audio.Codec, bool) {
@@ -253,6 +313,19 @@ func buildSDPSec(ip string, port int, codecs []audio.Codec, dir audio.Direction,
 	md.Attributes = append(md.Attributes, sdp.NewAttribute("ptime", "20"), sdp.NewPropertyAttribute(dir.String()))
 	sec.apply(md)
 	sd.MediaDescriptions = []*sdp.MediaDescription{md}
+	if len(sec.others) > 0 {
+		sd.MediaDescriptions = make([]*sdp.MediaDescription, 0, len(sec.others)+1)
+		for i, o := range sec.others {
+			if i == sec.audioAt {
+				sd.MediaDescriptions = append(sd.MediaDescriptions, md)
+			}
+			sd.MediaDescriptions = append(sd.MediaDescriptions, &sdp.MediaDescription{MediaName: sdp.MediaName{
+				Media: o.media, Port: sdp.RangedPort{Value: 0}, Protos: strings.Split(o.proto, "/"), Formats: []string{o.format}}})
+		}
+		if sec.audioAt >= len(sec.others) {
+			sd.MediaDescriptions = append(sd.MediaDescriptions, md)
+		}
+	}
 	b, err := sd.Marshal()
 	if err != nil {
 		// Marshal fails only on impossible values; an empty body makes the

@@ -120,23 +120,43 @@ type mediaSec struct {
 	crypto      []cryptoAttr // the a=crypto lines we can use, in the SDP's order
 	fingerprint string       // a=fingerprint (RFC 8122), media or session level
 	setup       string       // a=setup (RFC 4145): actpass, active, passive
+	tlsID       string       // a=tls-id (RFC 8842 4): its DTLS association's name
+}
+
+// sha256FP says whether an a=fingerprint value names sha-256, the hash
+// function audio's DTLS checks (RFC 8122 5: every endpoint supports it).
+func sha256FP(v string) bool {
+	algo, _, _ := strings.Cut(v, " ")
+	return strings.EqualFold(algo, "sha-256")
 }
 
 // secureProto reports an m= line that demands SRTP (RFC 3711 12: SAVP).
 func (m mediaSec) secureProto() bool { return strings.Contains(m.proto, "SAVP") }
 
 // mediaSecOf reads one media description; a=fingerprint and a=setup may
-// also be at session level (RFC 8122 5, RFC 4145 4), the media's win.
+// also be at session level (RFC 8122 5, RFC 4145 4), the media's win. Of
+// several a=fingerprint lines at a level (one certificate named with
+// several hash functions, RFC 8122 5) the sha-256 one is taken, the one
+// the handshake checks; the last line was, so a far end that listed
+// sha-1 after sha-256 had its call fail when answered.
 func mediaSecOf(md *sdp.MediaDescription, session []sdp.Attribute) mediaSec {
 	m := mediaSec{proto: strings.Join(md.MediaName.Protos, "/")}
 	for _, l := range [][]sdp.Attribute{session, md.Attributes} {
+		levelFP := ""
 		for _, a := range l {
 			switch a.Key {
 			case "fingerprint":
-				m.fingerprint = strings.TrimSpace(a.Value)
+				if v := strings.TrimSpace(a.Value); levelFP == "" || (!sha256FP(levelFP) && sha256FP(v)) {
+					levelFP = v
+				}
 			case "setup":
 				m.setup = strings.TrimSpace(a.Value)
+			case "tls-id":
+				m.tlsID = strings.TrimSpace(a.Value)
 			}
+		}
+		if levelFP != "" {
+			m.fingerprint = levelFP
 		}
 	}
 	for _, a := range md.Attributes {
@@ -155,6 +175,9 @@ type localSec struct {
 	proto  string
 	crypto []cryptoAttr
 	attrs  []sdp.Attribute // a=fingerprint, a=setup (media_dtls.go)
+	// The m= lines we reject around ours (remoteSDP.others), port 0.
+	others  []otherMedia
+	audioAt int
 }
 
 func (l localSec) apply(md *sdp.MediaDescription) {

@@ -121,7 +121,8 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		InsecureSkipVerify: true, //nolint:gosec
 		VerifyConnection:   st.cas.verify,
 	}
-	ua, err := sipgo.NewUA(sipgo.WithUserAgent(product), sipgo.WithUserAgenTLSConfig(tlsConf))
+	ua, err := sipgo.NewUA(sipgo.WithUserAgent(product), sipgo.WithUserAgenTLSConfig(tlsConf),
+		sipgo.WithUserAgentTransportLayerOptions(transportLogger(log)))
 	if err != nil {
 		return nil, fmt.Errorf("sip user agent: %w", err)
 	}

@@ -4,12 +4,25 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+)
+
+// Refusals of the webhook outbox's sender (server/webhook), here beside the
+// outbox so that the pages (server/web) can word them while importing only
+// the store (ARCHITECTURE.md: server/* import sipua and store).
+var (
+	// ErrWebhooksOff: webhooks (or the Integration module) are switched
+	// off, so nothing is queued for them.
+	ErrWebhooksOff = errors.New("webhooks are switched off")
+	// ErrOutboxFull: the outbox holds its capacity of events; the event was
+	// dropped and counted.
+	ErrOutboxFull = errors.New("webhook queue is full")
 )
 
 type outboxRow struct {

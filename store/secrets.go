@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zalando/go-keyring"
@@ -36,6 +38,7 @@ type Secrets struct {
 
 	mu       sync.Mutex // guards fallback and the file
 	fallback bool
+	changes  atomic.Uint64 // Set and Delete calls done (Changes)
 }
 
 // probeName is looked up once at start to learn whether the keyring answers.
@@ -95,8 +98,15 @@ func (s *Secrets) Get(name string) (string, error) {
 	return v, nil
 }
 
+// Changes counts the Set and Delete calls done through s (this process's
+// changes), each counted once it is done. A reader that keeps a secret it
+// read (the webhook sender, per delivery) compares it with the count at its
+// read to learn, without asking the keyring, that its copy may be old.
+func (s *Secrets) Changes() uint64 { return s.changes.Load() }
+
 // Set saves a secret. An empty value deletes it.
 func (s *Secrets) Set(name, value string) error {
+	defer s.changes.Add(1) // after the write: a reader that sees the count reads the new value
 	if name == "" {
 		return fmt.Errorf("secret: %w: empty name", ErrInvalid)
 	}
@@ -118,6 +128,7 @@ func (s *Secrets) Set(name, value string) error {
 
 // Delete removes a secret; removing one that is not set is not an error.
 func (s *Secrets) Delete(name string) error {
+	defer s.changes.Add(1) // after the write, as Set
 	if !s.Fallback() {
 		_, err := s.ring(func() (string, error) { return "", keyring.Delete(s.service, name) })
 		if err != nil && !errors.Is(err, keyring.ErrNotFound) {
@@ -162,15 +173,44 @@ func (s *Secrets) ring(call func() (string, error)) (string, error) {
 	}
 }
 
+// maxSecretsFile bounds secrets.json: passwords, tokens and keys of a
+// phone's accounts and services take a few KiB.
+const maxSecretsFile = 1 << 20
+
 // readFile reads the fallback file; a missing file is empty. Caller holds mu.
+// One that is not a regular file, or above maxSecretsFile, is refused by
+// what it is, as settings.json is (readSettingsFile): a FIFO blocked every
+// reading of a secret for ever, holding mu, and a huge file was read whole
+// at each.
 func (s *Secrets) readFile() (map[string]string, error) {
 	m := map[string]string{}
-	b, err := os.ReadFile(s.file)
+	st, err := os.Stat(s.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s)", s.file, st.Mode().Type())
+	}
+	if st.Size() > maxSecretsFile {
+		return nil, fmt.Errorf("read %s: the file is %d bytes; a secrets file is at most %d bytes", s.file, st.Size(), maxSecretsFile)
+	}
+	f, err := os.Open(s.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecretsFile+1)) // it may have grown since the Stat
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.file, err)
+	}
+	if len(b) > maxSecretsFile {
+		return nil, fmt.Errorf("read %s: the file is more than %d bytes; a secrets file is at most that", s.file, maxSecretsFile)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		// Say where, never what: the file holds secrets.

@@ -3,6 +3,7 @@ package store
 import (
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // SettingsStore is the one place settings change: it holds the current
@@ -15,6 +16,12 @@ type SettingsStore struct {
 	cur      Settings
 	watchers []*watcher
 	closed   bool
+
+	// shown is cur for Get, set once saved. Get took mu, which Update holds
+	// until settings.json is synced: on a slow or failing disk every page
+	// (each asks its language) and every reader of the settings waited
+	// for the disk during a save.
+	shown atomic.Pointer[Settings]
 }
 
 // watcher runs one Watch callback in its own goroutine. It holds only the
@@ -34,17 +41,19 @@ func NewSettingsStore(path string) (*SettingsStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SettingsStore{path: path, cur: s}, nil
+	st := &SettingsStore{path: path, cur: s}
+	shown := s.Clone()
+	st.shown.Store(&shown)
+	return st, nil
 }
 
 // Path is the settings file.
 func (s *SettingsStore) Path() string { return s.path }
 
-// Get returns a copy of the current settings.
+// Get returns a copy of the current settings, without waiting for an
+// Update under way (it gives the settings before until that returns).
 func (s *SettingsStore) Get() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur.Clone()
+	return s.shown.Load().Clone()
 }
 
 // Update applies fn to a copy of the current settings, validates and saves
@@ -64,6 +73,8 @@ func (s *SettingsStore) Update(fn func(*Settings) error) (Settings, error) {
 		return Settings{}, err
 	}
 	s.cur = next
+	shown := next.Clone()
+	s.shown.Store(&shown)
 	for _, w := range s.watchers {
 		w.post(next.Clone())
 	}

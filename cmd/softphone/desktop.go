@@ -77,3 +77,23 @@ func syncStartAtLogin(o options, on bool, log *slog.Logger) {
 	}
 	log.Info("start at login changed", "on", on, "where", where)
 }
+
+// refreshDesktop brings the desktop integration an earlier version of the
+// phone put in place up to this version's form at each start (a tel: link
+// under a bare window manager reaches the phone only through the current
+// XDG entry), so nobody has to run install-desktop again after an update.
+// A failure is logged; the phone runs on.
+func refreshDesktop(o options, log *slog.Logger) {
+	t, err := desktopTarget(o)
+	if err != nil {
+		log.Warn("desktop integration: no binary path", "err", err)
+		return
+	}
+	wrote, err := desktop.Refresh(t)
+	if err != nil {
+		log.Warn("desktop integration not brought up to date", "err", err)
+	}
+	for _, w := range wrote {
+		log.Info("desktop integration brought up to date", "where", w)
+	}
+}

@@ -122,6 +122,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	refreshDesktop(o, log)
 	syncStartAtLogin(o, st.Startup.StartAtLogin, log)
 	recogniser := st.Transcription.Recogniser
 	settings.Watch(func(s store.Settings) {

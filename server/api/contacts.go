@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
@@ -147,9 +148,13 @@ func (s *Server) deleteContact(c fiber.Ctx) error {
 }
 
 // storeError turns the store's refusals into 400s with their message (they
-// name the field); everything else stays an internal error.
+// name the field); a full disk says so (it was "internal error": neither
+// the cause nor what to do; the status stays 500, as rest-api.md's error
+// table has no row for it); everything else stays an internal error.
 func storeError(err error) error {
 	switch {
+	case store.IsDiskFull(err):
+		return fmt.Errorf("%w (%w)", fail(fiber.StatusInternalServerError, msgDiskFull), err)
 	case errors.Is(err, store.ErrInvalid), errors.Is(err, store.ErrUnknownCode), errors.Is(err, store.ErrSettings):
 		return fail(fiber.StatusBadRequest, err.Error())
 	case errors.Is(err, store.ErrExists):

@@ -38,6 +38,13 @@ const (
 	msgTransferFailed = "the transfer was refused or failed"
 	msgNotServing     = "the phone is not running"
 	msgBadRange       = "the range asked for lies outside the audio"
+	// A change of the settings (PATCH /settings, /accounts) that
+	// settings.json's disk had no room for; the file is replaced
+	// atomically, so the settings before stand.
+	msgSettingsDiskFull = "the disk is full: nothing was saved, the settings before stand; free some space and try again"
+	// A change the database refused for its full disk (contacts, history,
+	// taxonomy, a recording's row).
+	msgDiskFull = "the disk is full: the change was not saved; free some space and try again"
 )
 
 // ErrNoQuestion: an answer for an origin nobody is asking about (answered in

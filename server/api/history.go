@@ -118,13 +118,16 @@ func (s *Server) patchHistory(c fiber.Ctx) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
-	if b.Note != nil {
-		if err := s.cfg.DB.SetHistoryNote(c.Context(), h.ID, *b.Note); err != nil {
+	// The tags first: the store refuses codes it does not have (or has
+	// retired) without changing anything, and the note was already saved
+	// by then, so a refused request kept half of itself.
+	if b.Tags != nil {
+		if err := s.cfg.DB.SetHistoryTags(c.Context(), h.ID, *b.Tags); err != nil {
 			return storeError(err)
 		}
 	}
-	if b.Tags != nil {
-		if err := s.cfg.DB.SetHistoryTags(c.Context(), h.ID, *b.Tags); err != nil {
+	if b.Note != nil {
+		if err := s.cfg.DB.SetHistoryNote(c.Context(), h.ID, *b.Note); err != nil {
 			return storeError(err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 
-	"github.com/softphone/softphone/server/webhook"
 	"github.com/softphone/softphone/store"
 	"github.com/softphone/softphone/views"
 )
@@ -55,9 +54,9 @@ func (s *Server) resendWords(err error) string {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return l.T("webhook.resend.gone")
-	case errors.Is(err, webhook.ErrDisabled):
+	case errors.Is(err, store.ErrWebhooksOff):
 		return l.T("webhook.resend.off")
-	case errors.Is(err, webhook.ErrQueueFull):
+	case errors.Is(err, store.ErrOutboxFull):
 		return l.T("webhook.resend.full")
 	}
 	s.log.Warn("web: delivery not sent again", "err", err)

@@ -22,13 +22,15 @@ type Sender struct {
 	log    *slog.Logger
 	client *http.Client
 
-	mu       sync.RWMutex
-	all      store.Settings
-	settings store.WebhookSettings
-	on       bool // webhooks and the Integration module both enabled
-	header   string
-	signing  []byte
-	secretAt time.Time
+	mu        sync.RWMutex
+	all       store.Settings
+	settings  store.WebhookSettings
+	on        bool // webhooks and the Integration module both enabled
+	header    string
+	signing   []byte
+	secretAt  time.Time  // when header and signing were read
+	secretGen uint64     // secretChanges when they were read
+	readMu    sync.Mutex // one keyring read of them at a time (readSecrets)
 
 	subsMu  sync.Mutex
 	subs    []*sipua.Subscription
@@ -99,14 +101,47 @@ func (s *Sender) Apply(st store.Settings) {
 	s.poke()
 }
 
-// secretTTL bounds how long a keyring secret changed without an Apply stays
-// unnoticed.
+// secretTTL bounds how long a secret read from the keyring is used before
+// it is read again: a change made by another process (`softphone secret
+// set` while the phone runs) tells this one nothing.
 const secretTTL = 30 * time.Second
+
+// secretChanges is the keyring's count of the changes made through it in
+// this process (store.Secrets.Changes), 0 when it keeps none. The settings
+// page and the API change secrets through the sender's own Secrets; an
+// atomic load per delivery tells that what was read is old, without a
+// keyring read (up to 3 s) per delivery.
+func (s *Sender) secretChanges() uint64 {
+	if c, ok := s.cfg.Secrets.(interface{ Changes() uint64 }); ok {
+		return c.Changes()
+	}
+	return 0
+}
+
+// secretsStale tells whether the secrets read are older than secretTTL or
+// older than a change of the keyring made in this process.
+func (s *Sender) secretsStale() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return time.Since(s.secretAt) > secretTTL || s.secretGen != s.secretChanges()
+}
 
 // refreshSecrets reads the header value and the signing secret from the
 // keyring. A secret that is not set is cleared; when the keyring fails, the
 // value read before is kept (and the failure logged, never the value).
-func (s *Sender) refreshSecrets() {
+// Reads run one at a time, in the order they were asked for, so a read that
+// began before a change never overwrites one made after it.
+func (s *Sender) refreshSecrets() { s.readSecrets(true) }
+
+// readSecrets is refreshSecrets; unless force, only when the secrets are
+// stale (a read that waited for another's finds them fresh).
+func (s *Sender) readSecrets(force bool) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if !force && !s.secretsStale() {
+		return
+	}
+	gen := s.secretChanges() // before the reads: a change during them is read again next time
 	header, hok := s.secret(SecretHeader)
 	signing, sok := s.secret(SecretSigning)
 	s.mu.Lock()
@@ -121,6 +156,7 @@ func (s *Sender) refreshSecrets() {
 		}
 	}
 	s.secretAt = time.Now()
+	s.secretGen = gen
 }
 
 func (s *Sender) secret(name string) (string, bool) {
@@ -138,9 +174,16 @@ func (s *Sender) secret(name string) (string, bool) {
 	return "", false
 }
 
-// target snapshots what one request needs. Secrets older than secretTTL are
-// refreshed in the background; the old ones serve meanwhile.
+// target snapshots what one request needs. Secrets changed in this process
+// since they were read, or read over secretTTL ago, are read again first,
+// so this request carries the ones saved now. (They were read again in the
+// background, and the old ones served meanwhile: for up to 30 s after the
+// Settings page saved a new signing secret, until its settings' watcher
+// applied them, and for the first delivery after a quiet spell.)
 func (s *Sender) target() target {
+	if s.secretsStale() {
+		s.readSecrets(false)
+	}
 	s.mu.RLock()
 	t := target{
 		url:        strings.TrimSpace(s.settings.URL),
@@ -150,16 +193,7 @@ func (s *Sender) target() target {
 		signing:    s.signing,
 		userAgent:  ProductToken + "/" + s.cfg.Version + "-" + s.cfg.InstallMethod,
 	}
-	stale := time.Since(s.secretAt) > secretTTL
 	s.mu.RUnlock()
-	if stale {
-		s.mu.Lock()
-		if time.Since(s.secretAt) > secretTTL {
-			s.secretAt = time.Now() // one refresh at a time
-			go s.refreshSecrets()
-		}
-		s.mu.Unlock()
-	}
 	if t.method != http.MethodGet {
 		t.method = http.MethodPost
 	}

@@ -13,12 +13,20 @@
       body: JSON.stringify(body)
     });
   }
+  var tab = "";
   function tabID() {
+    if (tab) return tab;
     let id = sessionStorage.getItem("softphone-tab");
-    if (!id) {
+    if (!id || sessionStorage.getItem("softphone-tab-open")) {
       id = crypto.randomUUID();
       sessionStorage.setItem("softphone-tab", id);
     }
+    sessionStorage.setItem("softphone-tab-open", "1");
+    window.addEventListener("pagehide", () => sessionStorage.removeItem("softphone-tab-open"));
+    window.addEventListener("pageshow", (e) => {
+      if (e.persisted) sessionStorage.setItem("softphone-tab-open", "1");
+    });
+    tab = id;
     return id;
   }
   function $(sel, root = document) {
@@ -502,7 +510,7 @@
       void this.ctx.resume();
       const el = this.el;
       if (el.setSinkId) void el.setSinkId(this.device).catch(() => void 0);
-      void this.el.play().catch(() => void 0);
+      void this.play();
       const on = () => {
         if (!this.ctx || !this.gain) return;
         const t = this.ctx.currentTime, v = this.volume / 100 * 0.3;
@@ -518,7 +526,29 @@
         document.title = odd ? "\u260E " + (document.body.dataset.incoming ?? "Incoming call") : this.title;
       }, 1e3);
     }
+    // play starts the ringer's sound. A page nobody clicked may be held by
+    // the browser's autoplay policy (Firefox's default, Chromium's without
+    // the site's media engagement: a page the phone opened at login): the
+    // call rang in silence and nothing said why. While the ring is held the
+    // header shows "Click to hear the call" (data-ring-held on <html>, as
+    // rtc.ts does for a call's audio); that click starts it.
+    async play() {
+      const blocked = await this.el.play().then(() => false, (e) => e?.name === "NotAllowedError");
+      this.held(this.timer !== 0 && (blocked || this.ctx?.state === "suspended"));
+    }
+    held(on) {
+      const root = document.documentElement;
+      if (on) root.dataset.ringHeld = "";
+      else delete root.dataset.ringHeld;
+    }
+    // unhold is the click on "Click to hear the call" (a user activation).
+    async unhold() {
+      if (!this.timer) return;
+      void this.ctx?.resume();
+      await this.play();
+    }
     stop() {
+      this.held(false);
       if (!this.timer) return;
       clearInterval(this.timer);
       clearInterval(this.flash);
@@ -533,8 +563,19 @@
       setTimeout(() => this.stop(), 3e3);
     }
     // update rings while some call rings in and notifies once per such call.
+    // A call that no longer rings here (the caller gave up, it was answered
+    // or declined, here or elsewhere) takes its notification away: it asks
+    // for a click (requireInteraction) and stayed up for good, offering
+    // Answer on a call that was gone, whose click then did nothing. Only the
+    // calls ringing now are remembered.
     update() {
       const ringing = $$('[data-state="ringing-in"]');
+      const now = new Set(ringing.map((c) => c.dataset.callId ?? ""));
+      for (const id of this.notified) {
+        if (now.has(id)) continue;
+        this.notified.delete(id);
+        void unnotify(id);
+      }
       if (ringing.length === 0) {
         this.stop();
         return;
@@ -544,11 +585,21 @@
         const id = card.dataset.callId ?? "";
         if (this.notified.has(id)) continue;
         this.notified.add(id);
-        void notify(card);
+        void notify(card, () => this.notified.has(id));
       }
     }
   };
-  async function notify(card) {
+  var plain = /* @__PURE__ */ new Map();
+  async function unnotify(call) {
+    plain.get(call)?.close();
+    plain.delete(call);
+    try {
+      const reg = await navigator.serviceWorker?.getRegistration("/");
+      for (const n of await reg?.getNotifications({ tag: "call-" + call }) ?? []) n.close();
+    } catch {
+    }
+  }
+  async function notify(card, still) {
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     const title = card.querySelector(".state")?.textContent ?? "Incoming call";
     const body = card.querySelector(".who")?.textContent ?? "";
@@ -565,15 +616,21 @@
           data,
           actions: [{ action: "answer", title: answer }, { action: "decline", title: decline }]
         });
+        if (!still()) await unnotify(data.call ?? "");
         return;
       }
     } catch {
     }
+    if (!still()) return;
     const n = new Notification(title, { body, tag: "call-" + data.call });
     n.onclick = () => {
       window.focus();
       n.close();
     };
+    n.onclose = () => {
+      if (plain.get(data.call ?? "") === n) plain.delete(data.call ?? "");
+    };
+    plain.set(data.call ?? "", n);
   }
   function act(action, call) {
     const btn = document.querySelector(`[data-call-id="${CSS.escape(call)}"] [data-action="${action}"]`);
@@ -820,7 +877,7 @@
   var retakeMs = 1e4;
   var retakeBound = performance.now() + retakeMs;
   function audioSign() {
-    const mine = $("#audio-holder")?.dataset.holder === tabID();
+    const mine = $("#audio-holder")?.dataset.holder === tabID() && audio.state === "ready";
     audio.need(needsAudio() && (mine || audio.state === "connecting" || audio.state === "live"));
     const { text, ok } = audioWords();
     const el = $("#audio-text");
@@ -991,6 +1048,9 @@
         btn.dataset.redial = num.value.trim();
         btn.disabled = false;
       }
+    });
+    document.addEventListener("click", (e) => {
+      if (e.target?.closest?.("#audio-play")) void ringer.unhold();
     });
     document.addEventListener("pointerdown", () => {
       void audio.ctx?.resume();

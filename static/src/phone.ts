@@ -80,8 +80,17 @@ const retakeBound = performance.now() + retakeMs;
 
 // audioSign updates the header and the call cards, and opens or closes
 // this tab's audio as the calls need it.
+//
+// Holding the audio starts it only while this tab is ready: a start that
+// failed (the microphone refused, missing or busy) turns the tab blocked,
+// no-mic or failed at once, but the header still names this tab the
+// holder until the phone hears of it; starting again then failed again at
+// once, and the tab spun (about 40 microphone requests a second, each
+// flipping its state on the phone, whose pages were told every time) for
+// as long as the call lasted, never settling on the words that say why.
+// "Use this tab" (take) looks again.
 function audioSign(): void {
-  const mine = $('#audio-holder')?.dataset.holder === tabID();
+  const mine = $('#audio-holder')?.dataset.holder === tabID() && audio.state === 'ready';
   audio.need(needsAudio() && (mine || audio.state === 'connecting' || audio.state === 'live'));
   const { text, ok } = audioWords();
   const el = $('#audio-text');
@@ -260,6 +269,10 @@ function start(): void {
     const num = $('#number') as HTMLInputElement | null;
     const btn = $('#redial') as HTMLButtonElement | null;
     if (num && btn && num.value.trim()) { btn.dataset.redial = num.value.trim(); btn.disabled = false; }
+  });
+  // The header's "Click to hear the call" also lets a ring held by the autoplay policy sound.
+  document.addEventListener('click', (e) => {
+    if ((e.target as HTMLElement | null)?.closest?.('#audio-play')) void ringer.unhold();
   });
   // A click anywhere lets audio start (autoplay rules) and asks for notifications once.
   document.addEventListener('pointerdown', () => {

@@ -15,13 +15,28 @@ export async function post(path: string, body: unknown): Promise<Response> {
   });
 }
 
-// tabID names this tab to the audio bridge; it survives reloads of the tab.
+// tabID names this tab to the audio bridge; it survives reloads of the tab
+// but is not shared with a copy of it. The browser copies a tab's
+// sessionStorage into a tab opened from it (a link opened in a new tab,
+// Duplicate, window.open), and the two pages were one tab to the phone:
+// both said they held the audio and a call opened both microphones. So an
+// open page marks the storage (softphone-tab-open) and takes the mark away
+// as it goes (pagehide, before a reload's new page runs); a page that finds
+// the mark is a copy and takes an id of its own. A page back from the
+// back-forward cache marks it again.
+let tab = '';
+
 export function tabID(): string {
+  if (tab) return tab;
   let id = sessionStorage.getItem('softphone-tab');
-  if (!id) {
+  if (!id || sessionStorage.getItem('softphone-tab-open')) {
     id = crypto.randomUUID();
     sessionStorage.setItem('softphone-tab', id);
   }
+  sessionStorage.setItem('softphone-tab-open', '1');
+  window.addEventListener('pagehide', () => sessionStorage.removeItem('softphone-tab-open'));
+  window.addEventListener('pageshow', (e) => { if (e.persisted) sessionStorage.setItem('softphone-tab-open', '1'); });
+  tab = id;
   return id;
 }
 
