@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,3 +174,50 @@ func TestTranscriptNotSavedSaysSo(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestTranscriptPendingRunsWhenRecogniserSet: transcripts left pending while
+// no recogniser was set (a stop kept them, or the setting was none) are made
+// once one is set and the runner is woken (cmd does so when the setting
+// changes), not only at the next start.
+func TestTranscriptPendingRunsWhenRecogniserSet(t *testing.T) {
+	home := t.TempDir()
+	db, err := store.OpenDB(filepath.Join(home, "softphone.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bg := context.Background()
+	ids := recordingsFor(t, db, home, 2)
+	for _, id := range ids {
+		if err := db.SaveTranscript(bg, store.Transcript{RecordingID: id, Status: "pending", Recogniser: "http"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var recogniser atomic.Value
+	recogniser.Store("none")
+	ddb := doneDB{DB: db, done: make(chan string, len(ids))}
+	tr := NewTranscripts(TranscriptsConfig{DB: ddb, Home: home, Settings: func() store.Settings {
+		s := store.DefaultSettings()
+		s.Transcription.Recogniser = recogniser.Load().(string)
+		return s
+	}, New: func(_, _, _, _ string) (audio.Transcriber, error) {
+		return fnTranscriber(func(context.Context, string) ([]audio.Segment, error) {
+			return []audio.Segment{{StartS: 0, EndS: 0.1, Text: "hello"}}, nil
+		}), nil
+	}})
+	ctx, stop := context.WithCancel(bg)
+	served := make(chan error, 1)
+	go func() { served <- tr.Serve(ctx) }()
+	defer func() { stop(); <-served }()
+	recogniser.Store("http")
+	tr.Wake()
+	made := map[string]bool{}
+	for len(made) < len(ids) {
+		select {
+		case id := <-ddb.done:
+			made[id] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d pending transcripts made after a recogniser was set", len(made), len(ids))
+		}
+	}
+}
