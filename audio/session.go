@@ -38,6 +38,7 @@ type Session struct {
 	remote     *net.UDPAddr
 	remoteAP   netip.AddrPort // remote, for the raw writes
 	remoteCtrl *net.UDPAddr
+	rtcpPort   int  // the far end's a=rtcp port, 0 for RTP + 1 (SetRTCPPort)
 	latched    bool // the far end's first packet since Start was seen (latch)
 	codec      Codec
 	dtmfPT     uint8
@@ -132,11 +133,38 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 	if ap := remote.AddrPort(); !s.started || ap != s.src.sdpAP {
 		s.remote, s.remoteAP, s.latched = remote, ap, false
 		s.src.sdp, s.src.sdpAP, s.src.latchd = ap.Addr().Unmap(), ap, netip.AddrPort{}
-		s.remoteCtrl = &net.UDPAddr{IP: remote.IP, Port: remote.Port + 1, Zone: remote.Zone}
+		s.remoteCtrl = s.ctrlFor(remote)
 	}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
 	s.kickLocked(time.Now())
 	return nil
+}
+
+// SetRTCPPort is the far end's a=rtcp port (RFC 3605) for its SDP
+// address, 0 when its SDP names none (RTCP then goes to the RTP port + 1,
+// RFC 3550 11). Our reports (and the RTCP component's DTLS) went to
+// RTP + 1 whatever the SDP said: a far end that named another port (a
+// NAT's or an SBC's pair of ports that are not adjacent) never got them.
+// Set before Start, which uses it for a new address.
+func (s *Session) SetRTCPPort(port int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rtcpPort = port
+	if s.started && s.remote != nil {
+		s.remoteCtrl = s.ctrlFor(s.remote)
+	}
+}
+
+// ctrlFor is the RTCP address beside the RTP address remote: the a=rtcp
+// port when remote is the SDP's address, the RTP port + 1 otherwise (a
+// source a NAT chose has no a=rtcp). Under s.mu.
+func (s *Session) ctrlFor(remote *net.UDPAddr) *net.UDPAddr {
+	port := remote.Port + 1
+	ap, sdp := remote.AddrPort(), s.src.sdpAP
+	if s.rtcpPort != 0 && ap.Addr().Unmap() == sdp.Addr().Unmap() && ap.Port() == sdp.Port() {
+		port = s.rtcpPort
+	}
+	return &net.UDPAddr{IP: remote.IP, Port: port, Zone: remote.Zone}
 }
 
 // SetDirection applies the SDP direction (RFC 3264 8.4). SendOnly is how we

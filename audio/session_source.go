@@ -168,7 +168,7 @@ func (s *Session) latch(from netip.AddrPort, ssrc uint32, now time.Time) bool {
 	s.latched, f.latchd, f.heard = true, from, now
 	s.remote = net.UDPAddrFromAddrPort(from)
 	s.remoteAP = from
-	s.remoteCtrl = &net.UDPAddr{IP: s.remote.IP, Port: int(from.Port()) + 1}
+	s.remoteCtrl = s.ctrlFor(s.remote)
 	return true
 }
 

@@ -21,6 +21,9 @@ type call struct {
 	p   *Phone
 	id  string
 	ops chan func()
+	// ops that end the call (the far end's BYE, a hang-up): also taken
+	// while an op waits for the answer to a request of ours (indialog.go)
+	urgent chan func()
 	// RFC 4733 digits from the media session, in arrival order, for run;
 	// beyond its bound they are dropped (dtmfDropped) rather than piling
 	// up goroutines or memory under a flood of events
@@ -62,6 +65,13 @@ type call struct {
 	// a re-INVITE of ours waits for its answer; read off the call's
 	// goroutine, which that wait holds (RFC 3261 14.2 glare, onInvite)
 	reinviting atomic.Bool
+	// requests of the far end waiting for this goroutine (mayWait)
+	waiting atomic.Int32
+	// a request of the caller's waits for the ACK of our 200 (afterAck)
+	waitingForAck atomic.Bool
+	// our 2xx to the far end's re-INVITE, sent again until its ACK
+	// (resend2xx.go); set and read off the call's goroutine too
+	reinvAck atomic.Pointer[reinviteAck]
 	// outgoing: Call-ID of the INVITE and the flag set when its 180/183 is
 	// read off the wire (ringSeen), even if sipgo loses it behind the 200
 	ringID   string
@@ -71,6 +81,9 @@ type call struct {
 	rtag    string
 	rtagSet bool
 	sigPeer netip.Addr // where the far end's SIP comes from (mediasource.go)
+	// incoming: where an INVITE to the Contact the account registered came
+	// from, a provider's edge the registrar sent it through (throughServers)
+	edge netip.Addr
 	// incoming: gives the call's ringing place back (ringing.go); idempotent
 	ringDone func()
 	sec      callSec // SRTP (media_secure.go)
@@ -87,7 +100,7 @@ func (p *Phone) newCall(l *line, dir Direction, seance string) *call {
 	if seance == "" {
 		seance = uuid.NewString()
 	}
-	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), dtmfq: make(chan byte, dtmfQueue), ctx: ctx, cancel: cancel,
+	c := &call{p: p, id: uuid.NewString(), ops: make(chan func()), urgent: make(chan func()), dtmfq: make(chan byte, dtmfQueue), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), line: l, acc: l.acc, sdpSession: uint64(now.UnixNano() & 0x7fffffffffff)}
 	c.c = Call{ID: c.id, SeanceID: seance, AccountID: l.acc.ID, Account: accountName(l.acc),
 		Direction: dir, StartedAt: now, StateAt: now, Reason: ReasonNone, TLS: l.acc.Transport == "tls"}
@@ -119,6 +132,8 @@ func (c *call) run() {
 		select {
 		case op := <-c.ops:
 			op()
+		case op := <-c.urgent:
+			op()
 		case d := <-c.dtmfq:
 			c.dtmfIn(d)
 		case <-c.ctx.Done():
@@ -141,6 +156,31 @@ func (c *call) do(ctx context.Context, fn func() error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// doUrgent is do for an op that ends the call (the far end's BYE, a
+// hang-up). It runs on the call's goroutine too, but is also taken while
+// another op waits there for the answer to one of our requests inside the
+// dialog (a re-INVITE, INFO, REFER, NOTIFY: up to 32 s), which then gives
+// up: a BYE is answered and ends the call at once (RFC 3261 15, 15.1.2),
+// and so does the person's hang-up. They waited behind such a request.
+func (c *call) doUrgent(ctx context.Context, fn func() error) error {
+	errc := make(chan error, 1)
+	select {
+	case c.urgent <- func() { errc <- fn() }:
+		return <-errc
+	case <-c.done:
+		return ErrNoCall
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// runUrgent runs an urgent op that came while an op waited for an answer;
+// true when the call has ended by it.
+func (c *call) runUrgent(op func()) bool {
+	op()
+	return c.c.State == StateEnded
 }
 
 // post runs fn on the call's goroutine without waiting.

@@ -81,6 +81,21 @@ func (p *Phone) mayCall(req *sip.Request) bool {
 	return false
 }
 
+// throughServers says whether m, a request of the far end in call c, came
+// through the account's servers: from one of their addresses, or from the
+// address that delivered the call to the Contact the account registered
+// (whose user only the registrar learns, line.go dialogContact): a
+// provider's edge, whose calls come from addresses other than its
+// registrar's. Only such requests may have the phone act on its own (a
+// REFER's call, Call-Info answer-after).
+func (c *call) throughServers(m sip.Message) bool {
+	if c.line.fromServer(m) {
+		return true
+	}
+	ip := sourceAddr(m)
+	return ip.IsValid() && ip == c.edge
+}
+
 // isServerAddr says whether ip is a server of any enabled account.
 func (p *Phone) isServerAddr(ip netip.Addr) bool {
 	p.mu.Lock()

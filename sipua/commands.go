@@ -51,7 +51,7 @@ func (p *Phone) Hangup(ctx context.Context, id string) error {
 }
 
 func (c *call) hangup(ctx context.Context, reason string) error {
-	return c.do(ctx, func() error {
+	return c.doUrgent(ctx, func() error {
 		switch c.c.State {
 		case StateDialing, StateRingingOut:
 			c.end(ReasonCancelled, OutcomeMissed) // end stops waiting: sipgo sends CANCEL
@@ -140,6 +140,7 @@ func (c *call) setHold(ctx context.Context, hold bool) error {
 			}
 			c.neg = n
 			if c.setKeys(n.keys) == nil {
+				setRTCPPort(c.media, n.rtcp)
 				_ = c.media.Start(n.remote, n.codec, n.dtmfPT)
 			}
 		}

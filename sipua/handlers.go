@@ -52,11 +52,37 @@ func noDialog(req *sip.Request, tx sip.ServerTransaction) {
 func (p *Phone) inDialog(fn func(*call, *sip.Request, sip.ServerTransaction)) func(*sip.Request, sip.ServerTransaction) {
 	return func(req *sip.Request, tx sip.ServerTransaction) {
 		c, ok := p.callForRequest(req)
-		if ok && c.do(context.Background(), func() error { fn(c, req, tx); return nil }) == nil {
+		if ok && !c.mayWait(req, tx) {
 			return
+		}
+		if ok {
+			err := c.do(context.Background(), func() error { fn(c, req, tx); return nil })
+			c.waiting.Add(-1)
+			if err == nil {
+				return
+			}
 		}
 		noDialog(req, tx)
 	}
+}
+
+// mayWait counts a request of the far end that is to wait for the call's
+// goroutine, which a request of ours can hold for up to 32 s (a hold the
+// far end does not answer). Beyond maxWaitingRequests it is answered 500
+// with Retry-After (RFC 3261 21.5.1, as 14.2 answers an INVITE that
+// overlaps another), statelessly as noDialog, and false: a far end's
+// flood meanwhile held a goroutine and a transaction per request without
+// bound. The caller undoes the count once the request is taken.
+func (c *call) mayWait(req *sip.Request, tx sip.ServerTransaction) bool {
+	if c.waiting.Add(1) <= maxWaitingRequests {
+		return true
+	}
+	c.waiting.Add(-1)
+	res := sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil)
+	res.AppendHeader(sip.NewHeader("Retry-After", "1"))
+	_ = tx.Respond(res)
+	tx.Terminate()
+	return false
 }
 
 func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
@@ -65,6 +91,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 		p.log.Debug("ACK outside any call", "call-id", req.CallID().Value(), "to", req.To().Value(), "keys", p.dialogKeys(), "me", p.stack.udpPort, "src", req.Source())
 		return
 	}
+	c.reinviteAcked(req)
 	// offerIn200: this ACK confirms our 200 to an INVITE without SDP, whose
 	// offer we made; the answer must be in it (RFC 3261 13.2.1).
 	offerIn200 := false
@@ -106,7 +133,7 @@ func (p *Phone) onAck(req *sip.Request, tx sip.ServerTransaction) {
 
 func (p *Phone) onBye(req *sip.Request, tx sip.ServerTransaction) {
 	c, ok := p.callForRequest(req)
-	if ok && c.do(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
+	if ok && c.doUrgent(context.Background(), func() error { c.onBye(req, tx); return nil }) == nil {
 		return
 	}
 	noDialog(req, tx)
@@ -163,7 +190,10 @@ func (c *call) onInfo(req *sip.Request, tx sip.ServerTransaction) {
 // 500 (RFC 3261 12.2.2: MUST), so it neither repeats a digit nor a
 // transfer.
 func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
-	c.afterAck()
+	if !c.afterAck() {
+		noDialog(req, tx) // hung up meanwhile; its CSeq must not pass the ACK's
+		return false
+	}
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return false
@@ -178,14 +208,26 @@ func (c *call) inOrder(req *sip.Request, tx sip.ServerTransaction) bool {
 // a caller's INFO or re-INVITE handled before its ACK (requests are
 // handled side by side; Asterisk re-INVITEs for direct media at once)
 // left the 200 unconfirmed, and the call ended as failed 32 s later.
-// onAck needs neither this goroutine nor the call's.
-func (c *call) afterAck() {
+// onAck needs neither this goroutine nor the call's. False when the call
+// ended meanwhile (a hang-up, taken while it waits).
+func (c *call) afterAck() bool {
 	if c.in == nil || c.acked == nil || !c.isConnected() {
-		return // not answered here: ringing requests do not wait
+		return true // not answered here: ringing requests do not wait
 	}
-	select {
-	case <-c.acked:
-	case <-c.final:
+	c.waitingForAck.Store(true)
+	defer c.waitingForAck.Store(false)
+	for {
+		select {
+		case <-c.acked:
+			return true
+		case <-c.final:
+			return true
+		case op := <-c.urgent:
+			// A hang-up (or the phone's stop) does not wait for the ACK.
+			if c.runUrgent(op) {
+				return false
+			}
+		}
 	}
 }
 

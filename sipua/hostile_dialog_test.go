@@ -214,9 +214,18 @@ func TestReferWhileTransferRunsRefused(t *testing.T) {
 	if got, ok := p.Call(c.ID); !ok || got.State != StateActive {
 		t.Fatalf("the transferred call: %+v", got)
 	}
-	tr := p.SIPTrace()
-	if n := strings.Count(tr, "INVITE sip:"); n != 2 || strings.Contains(tr, "INVITE sip:222@") {
-		t.Fatalf("%d INVITEs (one answered, one transfer)\n%s", n, tail(tr))
+	// The phone's calls, not its SIP trace: the trace takes a message by
+	// the address of the socket it went through only while several phones
+	// are alive in the process (as here, one test's phone ending beside the
+	// next's), and missed one of the INVITEs in CI once.
+	calls := p.Calls()
+	for _, cl := range calls {
+		if cl.Number != "111" && cl.ID != c.ID {
+			t.Errorf("a call was placed to %q (%s)", cl.Number, cl.URI)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls (one answered, one transfer): %+v", len(calls), calls)
 	}
 }
 

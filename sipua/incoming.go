@@ -30,12 +30,17 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			_ = tx.Respond(sip.NewResponseFromRequest(req, 491, "Request Pending", nil))
 			return
 		}
-		if c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil }) != nil {
+		if !c.mayWait(req, tx) {
+			return
+		}
+		err := c.do(context.Background(), func() error { c.onReinvite(req, tx); return nil })
+		c.waiting.Add(-1)
+		if err != nil {
 			noDialog(req, tx)
 		}
 		return
 	}
-	if !p.mayCall(req) {
+	if !p.mayCall(req) && !p.replacesConnected(req) {
 		p.refuse(req, tx)
 		return
 	}
@@ -78,6 +83,10 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			return
 		}
 	}
+	if replaced == nil && !p.roomForCall(req) {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
+		return
+	}
 	if !p.takeRingSlot() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 		return
@@ -110,6 +119,9 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 	c.dkey = dialogKey(req.CallID().Value(), localTag)
 	c.rtag, c.rtagSet = from.Params.GetOr("tag", ""), true // not yet shared: start publishes c
 	c.noteSignalPeer(req)
+	if req.Recipient.User == l.contactUser {
+		c.edge = sourceAddr(req)
+	}
 	if !c.start() {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 503, "Service Unavailable", nil))
 		return
@@ -191,7 +203,11 @@ func (c *call) onRing(req *sip.Request, replaced *call) {
 		c.sendAnswer(answer)
 	case s.AutoAnswer:
 		c.autoAnswer()
-	case s.AllowCallInfoAnswer:
+	case s.AllowCallInfoAnswer && c.throughServers(req):
+		// Only the account's servers may have a call answered by itself
+		// (a PBX's intercom or paging): from any other host (a caller with
+		// sip.accept_calls_from anyone) the header opened the person's
+		// microphone without anyone touching the phone. It rings instead.
 		if d, ok := answerAfter(req); ok {
 			c.answerAt = time.AfterFunc(d, func() {
 				_ = c.do(context.Background(), func() error {
@@ -287,7 +303,7 @@ func (c *call) prepareAnswer() (*sip.Response, int, string, error) {
 		body = c.localSDP(c.p.media.Codecs(), dirSendRecv) // offer in 200, answer in ACK
 	}
 	res := sip.NewSDPResponseFromRequest(c.in.InviteRequest, body)
-	ct := c.line.contactHeader()
+	ct := c.line.dialogContact()
 	res.AppendHeader(&ct)
 	res.AppendHeader(sip.NewHeader("Allow", allowMethods))
 	return res, 0, "", nil
@@ -356,6 +372,26 @@ func (p *Phone) lineForIncoming(req *sip.Request) *line {
 		}
 	}
 	return nil
+}
+
+// replacesConnected says whether req's one Replaces names a connected call
+// of ours: then it may come from any host. The dialog's Call-ID and both
+// tags are known only to its parties (RFC 3891 6), and a transferee that
+// an attended transfer sends to the Contact of our call (the far end's
+// phone builds Refer-To from it) reaches us directly, not through the
+// account's servers; that Contact no longer carries the user that lets
+// calls in (line.go dialogContact). The checks of onInvite still apply.
+func (p *Phone) replacesConnected(req *sip.Request) bool {
+	hs := req.GetHeaders("Replaces")
+	if len(hs) != 1 {
+		return false
+	}
+	r, err := parseReplaces(hs[0].Value())
+	if err != nil || r.earlyOnly {
+		return false
+	}
+	c := p.callByTags(r)
+	return c != nil && isConnectedState(c.snapshot().State)
 }
 
 // supportedExtensions are the option tags the phone implements as a UAS:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
 	"github.com/icholy/digest"
 
@@ -73,10 +74,18 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 		// (bye.go): the INVITE transaction is still in progress (RFC 3261
 		// 14.1; RFC 6026 Accepted), and sipgo's WriteResponse writes the
 		// session's InviteResponse until then, which requests read.
-		select {
-		case <-c.final:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	wait:
+		for {
+			select {
+			case <-c.final:
+				break wait
+			case op := <-c.urgent:
+				if c.runUrgent(op) {
+					return nil, fmt.Errorf("%s: %w", method, ErrNoCall)
+				}
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+			}
 		}
 	}
 	var auth sip.Header
@@ -108,7 +117,12 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	defer tx.Terminate()
+	accepted := false // a 2xx to our re-INVITE: the transaction lives on (reAck)
+	defer func() {
+		if !accepted {
+			tx.Terminate()
+		}
+	}()
 	for {
 		select {
 		case res := <-tx.Responses():
@@ -120,6 +134,7 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 				if err := c.dlg.WriteRequest(ack); err != nil {
 					return res, fmt.Errorf("ACK: %w", err)
 				}
+				accepted = c.reAck(tx, ack)
 			}
 			return res, nil
 		case <-tx.Done():
@@ -128,10 +143,36 @@ func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error
 				err = errNoAnswer
 			}
 			return nil, fmt.Errorf("%s: %w", method, err)
+		case op := <-c.urgent:
+			// The far end's BYE or the person's hang-up: taken now, not
+			// after this transaction's 32 s; a call it ends gives up the
+			// wait (the transaction is terminated, its late answer dropped).
+			if c.runUrgent(op) {
+				return nil, fmt.Errorf("%s: %w", method, ErrNoCall)
+			}
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 		}
 	}
+}
+
+// reAck has ack sent again for each retransmission of the 2xx it
+// acknowledged (RFC 3261 13.2.2.4: the UAC core MUST; the far end resends
+// its 2xx until an ACK comes, and ends the call after 64*T1 without one,
+// 13.3.1.4). sipgo keeps the transaction in the Accepted state for that
+// (RFC 6026 7.2, Timer M, 32 s), where it ends by itself, and passes the
+// retransmissions to this hook; terminated at once, they went unanswered,
+// so a re-INVITE's lost ACK (UDP) cost the call 32 s later. False when
+// the transaction has ended already.
+func (c *call) reAck(tx sip.ClientTransaction, ack *sip.Request) bool {
+	again := ack.Clone() // as sent: the same Via branch and CSeq
+	client := c.line.client
+	asIs := func(*sipgo.Client, *sip.Request) error { return nil }
+	return tx.OnRetransmission(func(r *sip.Response) {
+		if r.IsSuccess() {
+			_ = client.WriteRequest(again.Clone(), asIs)
+		}
+	})
 }
 
 // fromServer says whether a response came from one of the account's
@@ -204,6 +245,18 @@ func (c *call) sessionCodecs() []audio.Codec {
 	return out
 }
 
+// rtcpPorter is a media session that sends RTCP where a=rtcp says
+// (audio.Session).
+type rtcpPorter interface{ SetRTCPPort(port int) }
+
+// setRTCPPort tells the media the far end's a=rtcp port (RFC 3605), 0
+// for RTP + 1; before Start, which uses it for a new address.
+func setRTCPPort(m any, port int) {
+	if p, ok := m.(rtcpPorter); ok {
+		p.SetRTCPPort(port)
+	}
+}
+
 // applyMedia starts (or moves) RTP after an offer/answer.
 func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 	c.neg = n
@@ -212,6 +265,7 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 		return fmt.Errorf("media: %w", err)
 	}
 	c.holdForDTLS() // nothing clear before the handshake starts (media_dtls.go)
+	setRTCPPort(c.media, n.rtcp)
 	if err := c.media.Start(n.remote, n.codec, n.dtmfPT); err != nil {
 		return fmt.Errorf("media: %w", err)
 	}
@@ -225,7 +279,10 @@ func (c *call) applyMedia(n negotiated, dir audio.Direction) error {
 // onReinvite answers a re-INVITE: the other side holds, resumes or moves
 // its media (RFC 3264 8.4). Runs on the call's goroutine.
 func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
-	c.afterAck()
+	if !c.afterAck() {
+		noDialog(req, tx) // hung up meanwhile
+		return
+	}
 	if err := c.dlg.ReadRequest(req, tx); err != nil {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 500, "Server Internal Error", nil))
 		return
@@ -262,8 +319,8 @@ func (c *call) onReinvite(req *sip.Request, tx sip.ServerTransaction) {
 	}
 	res := sip.NewResponseFromRequest(req, 200, "OK", c.localSDP(c.sessionCodecs(), dir))
 	res.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
-	ct := c.line.contactHeader()
+	ct := c.line.dialogContact()
 	res.AppendHeader(&ct)
-	_ = tx.Respond(res)
+	c.respond2xx(req, tx, res)
 	c.connected()
 }

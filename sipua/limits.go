@@ -27,13 +27,17 @@ import (
 // requests and never reads their answers held a goroutine (and a
 // transaction) per request, without bound, for as long as it kept sending.
 const (
-	msgTimeout     = 32 * time.Second // 64*T1, the longest a transaction waits (RFC 3261 17.1.1.2)
-	connIdle       = 10 * time.Minute
-	writeTimeout   = 10 * time.Second
-	maxConnsPerIP  = 64
-	maxConnsTotal  = 1024
-	maxRingingIn   = 8                 // incoming calls ringing at once; more get 486
-	defaultRingFor = 120 * time.Second // sip.ring_timeout_s when unset
+	msgTimeout    = 32 * time.Second // 64*T1, the longest a transaction waits (RFC 3261 17.1.1.2)
+	connIdle      = 10 * time.Minute
+	writeTimeout  = 10 * time.Second
+	maxConnsPerIP = 64
+	maxConnsTotal = 1024
+	maxRingingIn  = 8  // incoming calls ringing at once; more get 486
+	maxLiveCalls  = 64 // calls at once (incoming.go); a new incoming one beyond gets 486
+	// requests of a call's far end waiting for the call's goroutine
+	// (handlers.go inDialog); more get 500 with Retry-After
+	maxWaitingRequests = 16
+	defaultRingFor     = 120 * time.Second // sip.ring_timeout_s when unset
 )
 
 // connGuard counts and times the inbound connections of one stack.

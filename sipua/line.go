@@ -140,9 +140,25 @@ func (l *line) contactHeader() sip.ContactHeader {
 	return c
 }
 
-// dialogUA gives a sipgo dialog agent that uses this account's Contact.
+// dialogContact is the Contact of calls and subscriptions: the registered
+// one (contactHeader, same address) with the account's user name instead of
+// its unguessable user. That user lets a call in from any address with
+// sip.accept_calls_from servers (callers.go), so only the registrar may
+// learn it: a Contact in an INVITE or 200 reaches the far end (through a
+// proxy that passes it, or directly), which could then ring the phone
+// from anywhere for as long as the account exists. Requests inside a
+// dialog are matched by Call-ID and tags, not by this user (RFC 3261
+// 12.2.2).
+func (l *line) dialogContact() sip.ContactHeader {
+	c := l.contactHeader()
+	c.Address.User = l.acc.Username
+	return c
+}
+
+// dialogUA gives a sipgo dialog agent that uses this account's dialog
+// Contact.
 func (l *line) dialogUA() *sipgo.DialogUA {
-	return &sipgo.DialogUA{Client: l.client, ContactHDR: l.contactHeader()}
+	return &sipgo.DialogUA{Client: l.client, ContactHDR: l.dialogContact()}
 }
 
 func (l *line) status() AccountStatus {

@@ -1,6 +1,7 @@
 package sipua
 
 import (
+	"crypto/rand"
 	"fmt"
 	"strings"
 
@@ -49,9 +50,27 @@ func (c *call) ourFingerprint() (string, error) {
 	return fp, nil
 }
 
-// dtlsAttrs are our a=fingerprint and a=setup lines (RFC 8122, RFC 4145).
-func dtlsAttrs(fp, setup string) []sdp.Attribute {
-	return []sdp.Attribute{sdp.NewAttribute("fingerprint", fp), sdp.NewAttribute("setup", setup)}
+// dtlsAttrs are our a=fingerprint, a=setup and a=tls-id lines (RFC 8122,
+// RFC 4145, RFC 8842 5: an offer or answer with a DTLS association
+// carries its tls-id).
+func dtlsAttrs(fp, setup, tlsID string) []sdp.Attribute {
+	return []sdp.Attribute{sdp.NewAttribute("fingerprint", fp), sdp.NewAttribute("setup", setup),
+		sdp.NewAttribute("tls-id", tlsID)}
+}
+
+// newTLSID is a fresh a=tls-id value: RFC 8842 4 asks for at least 120
+// bits from a strong random source in 20 to 255 of ALPHA / DIGIT / "+" /
+// "/" / "-" / "_"; rand.Text is 26 characters of base32 (128 bits).
+func newTLSID() string { return rand.Text() }
+
+// ourTLSID is our a=tls-id for the association of c.sec.dtls (or the one
+// our first offer proposes): the same in every SDP of that association,
+// so a re-offer (hold) is no restart to the far end (RFC 8842 5.5).
+func (s *callSec) ourTLSID() string {
+	if s.tlsID == "" {
+		s.tlsID = newTLSID()
+	}
+	return s.tlsID
 }
 
 // dtlsOffer is our DTLS-SRTP offer: actpass before anything is agreed (the
@@ -66,7 +85,7 @@ func (c *call) dtlsOffer() (localSec, error) {
 		setup = map[bool]string{true: "active", false: "passive"}[d.client]
 	}
 	c.sec.offeredDTLS = true
-	return localSec{proto: protoDTLS, attrs: dtlsAttrs(fp, setup)}, nil
+	return localSec{proto: protoDTLS, attrs: dtlsAttrs(fp, setup, c.sec.ourTLSID())}, nil
 }
 
 // dtlsAnswer answers a DTLS-SRTP offer in its own form: the offerer's
@@ -93,10 +112,14 @@ func (c *call) dtlsAnswer(r remoteSDP) (localSec, error) {
 	if err != nil {
 		return localSec{}, err
 	}
-	c.sec.adoptDTLS(client, r.sec.fingerprint, r.sec.tlsID)
+	if had := c.sec.dtls != nil; c.sec.adoptDTLS(client, r.sec.fingerprint, r.sec.tlsID) && had {
+		// A new association replaces the running one: ours gets a new
+		// tls-id too (RFC 8842 5.3), one the old one's packets cannot name.
+		c.sec.tlsID = newTLSID()
+	}
 	c.sec.proto = r.sec.proto
 	setup := map[bool]string{true: "active", false: "passive"}[c.sec.dtls.client]
-	return localSec{proto: r.sec.proto, attrs: dtlsAttrs(fp, setup)}, nil
+	return localSec{proto: r.sec.proto, attrs: dtlsAttrs(fp, setup, c.sec.ourTLSID())}, nil
 }
 
 // dtlsAnswered reads the answer to our DTLS offer; ok is false when the
@@ -107,6 +130,13 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 	}
 	if r.sec.fingerprint == "" {
 		return false, fmt.Errorf("answer %s without a=fingerprint: %w", r.sec.proto, errNotEncrypted)
+	}
+	if !sha256FP(r.sec.fingerprint) {
+		// The handshake checks sha-256 (RFC 8122 5: every endpoint
+		// supports it) and could only fail: the call ends now (ACK, BYE)
+		// instead of going active in silence, as offerUsable refuses
+		// such an offer.
+		return false, fmt.Errorf("answer %s without a sha-256 a=fingerprint: %w", r.sec.proto, errNotEncrypted)
 	}
 	switch setup := strings.ToLower(r.sec.setup); {
 	case setup == "active":
@@ -138,16 +168,18 @@ func (c *call) dtlsAnswered(r remoteSDP) (bool, error) {
 // startDTLS hands to the same media session: audio's StartDTLS drops the
 // old association and its SRTP keys and runs a new handshake (RFC 5763
 // 5), so no new media session is needed.
-func (s *callSec) adoptDTLS(client bool, fp, tlsID string) {
+// It reports whether the plan is a new one.
+func (s *callSec) adoptDTLS(client bool, fp, tlsID string) bool {
 	if d := s.dtls; d != nil && strings.EqualFold(d.fingerprint, fp) && d.client == client &&
 		(d.tlsID == "" || tlsID == "" || d.tlsID == tlsID) {
 		if d.tlsID == "" {
 			d.tlsID = tlsID // from now on it tells (startDTLS tells the media)
 		}
-		return
+		return false
 	}
 	s.dtls = &dtlsPlan{client: client, fingerprint: fp, tlsID: tlsID}
 	s.local, s.offered, s.keys = nil, nil, nil
+	return true
 }
 
 // srtpWaiter is a media session that can hold everything back until its
@@ -186,11 +218,14 @@ func (c *call) startDTLS() error {
 	}
 	id := c.id
 	log := c.p.log
+	media := c.media
 	d.toldID = d.tlsID
 	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID, OnDone: func(err error) {
 		if err == nil {
 			log.Info("DTLS-SRTP established", "call", id)
+			return
 		}
+		c.post(func() { c.dtlsFailed(media, d, err) })
 	}})
 	if err != nil {
 		return err
@@ -198,6 +233,26 @@ func (c *call) startDTLS() error {
 	d.started = true
 	c.c.Secure = true
 	return nil
+}
+
+// dtlsFailed ends a call whose DTLS-SRTP handshake failed: the far end's
+// certificate does not match its fingerprint (RFC 5763 5: the endpoint
+// MUST tear the media session down: someone between may have answered),
+// or no handshake came within audio's time. The call stayed up, silent
+// for good, with its lock closed, and nothing told the person why. A
+// handshake replaced by a new association (a new plan, or new media) or
+// one of a call that has gone says nothing; one of early media (no
+// dialog to hang up yet) is logged, the answer's SDP decides.
+func (c *call) dtlsFailed(media MediaSession, d *dtlsPlan, err error) {
+	if c.media != media || c.sec.dtls != d || c.c.State == StateEnded {
+		return
+	}
+	switch c.c.State {
+	case StateActive, StateHold, StateOnHold, StateConference:
+		c.endNotEncrypted(fmt.Errorf("DTLS-SRTP handshake: %w", err))
+	default:
+		c.p.log.Warn("DTLS-SRTP handshake of early media failed", "call", c.id, "error", err)
+	}
 }
 
 // wantsDTLS reports whether our offers are DTLS-SRTP.

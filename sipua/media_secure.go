@@ -24,6 +24,7 @@ type callSec struct {
 
 	dtls        *dtlsPlan // DTLS-SRTP instead of SDES (media_dtls.go)
 	offeredDTLS bool      // our last offer was DTLS-SRTP
+	tlsID       string    // our a=tls-id (RFC 8842), "" before our first DTLS SDP
 
 	// The m= lines of the last offer we answered besides the audio
 	// (sdp.go, otherMedia): our SDPs from then on carry them, rejected.

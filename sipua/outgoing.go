@@ -90,7 +90,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 	from.Params.Add("tag", sip.GenerateTagN(16))
 	req.AppendHeader(from)
 	req.AppendHeader(&sip.ToHeader{Address: sip.Uri{Scheme: target.Scheme, User: target.User, Host: target.Host, Port: target.Port}})
-	ct := l.contactHeader()
+	ct := l.dialogContact()
 	req.AppendHeader(&ct)
 	req.AppendHeader(sip.NewHeader(headerSeance, c.c.SeanceID))
 	req.AppendHeader(sip.NewHeader("Allow", allowMethods))
@@ -114,7 +114,10 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 	}
 	err = c.do(ctx, func() error {
 		c.begin(StateDialing)
-		sess, err := l.dialogUA().WriteInvite(context.Background(), req)
+		sess, err, hungUp := c.sendInvite(l, req)
+		if hungUp {
+			return nil // the hang-up ended the call; Dial gives it, ended
+		}
 		if err != nil {
 			c.end(ReasonFailed, OutcomeFailed)
 			return fmt.Errorf("dial: send INVITE: %w", err)
@@ -330,4 +333,59 @@ func (c *call) remoteEndReason() string {
 		return c.endHint
 	}
 	return ReasonRemoteHangup
+}
+
+// sendInvite sends the INVITE. That may first open a connection (TCP,
+// TLS), which a server that swallows it (down behind a firewall, a VPN
+// gone) holds up to sipgo's dial timeout, 1 min, and a REGISTER's attempt
+// to the same server is joined rather than started anew, so no context
+// shortens it. The call's urgent ops (a hang-up, the phone's stop) are
+// taken meanwhile: they waited that minute with the call on "dialing".
+// hungUp: one ended the call; an INVITE that still goes out is then
+// cancelled as soon as it may be (cancelLate).
+func (c *call) sendInvite(l *line, req *sip.Request) (sess *sipgo.DialogClientSession, err error, hungUp bool) {
+	type sent struct {
+		sess *sipgo.DialogClientSession
+		err  error
+	}
+	done := make(chan sent, 1)
+	c.p.inviting.add() // the user agent stays open for it (inviting.go)
+	go func() {
+		s, err := l.dialogUA().WriteInvite(context.Background(), req)
+		done <- sent{s, err}
+	}()
+	for {
+		select {
+		case r := <-done:
+			c.p.inviting.done()
+			return r.sess, r.err, false
+		case op := <-c.urgent:
+			if c.runUrgent(op) {
+				go func() {
+					defer c.p.inviting.done()
+					if r := <-done; r.err == nil {
+						c.cancelLate(l, r.sess)
+					}
+				}()
+				return nil, nil, true
+			}
+		}
+	}
+}
+
+// cancelLate cancels an INVITE that went out after its call was hung up
+// (sendInvite): the CANCEL follows its first provisional answer, a 200
+// that crosses it gets ACK and BYE (waitAnswer).
+func (c *call) cancelLate(l *line, sess *sipgo.DialogClientSession) {
+	wctx, stop := context.WithCancelCause(context.Background())
+	waited := make(chan struct{})
+	k := &inviteCanceller{c: c, client: l.client, stopWait: stop, waited: waited}
+	k.hangup()
+	c.p.inviting.add()
+	go func() {
+		defer c.p.inviting.done()
+		defer close(waited)
+		defer stop(nil)
+		c.waitAnswer(wctx, sess, k)
+	}()
 }

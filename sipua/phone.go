@@ -41,7 +41,8 @@ type Phone struct {
 	kaUDP    time.Duration // keep-alive interval on UDP
 	kaTCP    time.Duration // keep-alive interval on TCP and TLS
 	refused  refusedCounter
-	ringing  int // incoming calls not yet answered or refused (ringing.go), under mu
+	ringing  int     // incoming calls not yet answered or refused (ringing.go), under mu
+	busy     busyLog // incoming calls turned away for maxLiveCalls (livecalls.go)
 
 	// OutboxInterrupted (recover.go)
 	outboxOf  func(Event) []store.OutboxEvent

@@ -32,6 +32,8 @@ type remoteSDP struct {
 	// rejected with port 0), in order; ours was at audioAt.
 	others  []otherMedia
 	audioAt int
+	// The a=rtcp port (RFC 3605), 0 without one: RTCP goes to RTP + 1.
+	rtcpPort int
 }
 
 // otherMedia is an m= line we do not use. An answer has as many m= lines
@@ -47,6 +49,7 @@ type negotiated struct {
 	remote *net.UDPAddr
 	codec  audio.Codec
 	dtmfPT uint8 // telephone-event payload type; 0 when not negotiated
+	rtcp   int   // the far end's a=rtcp port, 0 for RTP + 1 (RFC 3605)
 	dir    audio.Direction
 	keys   *audio.SRTPKeys // SRTP keys; nil for clear RTP (media_secure.go)
 }
@@ -108,9 +111,14 @@ func parseSDP(body []byte) (remoteSDP, error) {
 			if ok {
 				maps[pt] = c
 			}
+		case "rtcp":
+			r.rtcpPort = rtcpPortOf(a.Value, ip)
 		case "fmtp":
+			// A payload type is 7 bits (RFC 3550 5.1, RFC 3551 6), as in
+			// parseRtpmap: a=fmtp:256 wrapped to PCMU's 0, and our
+			// answer gave PCMU the stranger's parameters.
 			if sp := strings.IndexByte(a.Value, ' '); sp > 0 {
-				if pt, err := strconv.Atoi(a.Value[:sp]); err == nil {
+				if pt, err := strconv.Atoi(a.Value[:sp]); err == nil && pt >= 0 && pt <= 127 {
 					fmtps[uint8(pt)] = a.Value[sp+1:]
 				}
 			}
@@ -138,6 +146,28 @@ func parseSDP(body []byte) (remoteSDP, error) {
 		r.codecs = append(r.codecs, c)
 	}
 	return r, nil
+}
+
+// rtcpPortOf reads an a=rtcp value (RFC 3605 2.1: port [nettype addrtype
+// connection-address]); 0 for one we do not take. A port with another
+// address than the m= line's c= is not taken: that address would need the
+// checks parseSDP's callers make of c= (no loopback, none of this
+// machine's own), and RTCP then goes to RTP + 1 as before.
+func rtcpPortOf(v string, rtp net.IP) int {
+	f := strings.Fields(v)
+	if len(f) != 1 && len(f) != 4 {
+		return 0
+	}
+	port, err := strconv.Atoi(f[0])
+	if err != nil || port <= 0 || port > 65535 {
+		return 0
+	}
+	if len(f) == 4 {
+		if ip := net.ParseIP(f[3]); ip == nil || !ip.Equal(rtp) {
+			return 0
+		}
+	}
+	return port
 }
 
 // sdpPart is the application/sdp part of a multipart body (RFC 5621: a
@@ -219,7 +249,7 @@ func sameCodec(a, b audio.Codec) bool {
 // priority list that the offer has (with the offer's payload types); when we
 // read an answer, the first the answer lists.
 func choose(r remoteSDP, ours []audio.Codec, weAnswer bool) (negotiated, error) {
-	n := negotiated{remote: r.addr, dir: r.dir}
+	n := negotiated{remote: r.addr, dir: r.dir, rtcp: r.rtcpPort}
 	found := false
 	if weAnswer {
 	outer:

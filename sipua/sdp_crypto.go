@@ -124,10 +124,25 @@ type mediaSec struct {
 }
 
 // sha256FP says whether an a=fingerprint value names sha-256, the hash
-// function audio's DTLS checks (RFC 8122 5: every endpoint supports it).
+// function audio's DTLS checks (RFC 8122 5: every endpoint supports it),
+// with a hash of its length: 32 bytes as 2UHEX *(":" 2UHEX). A shorter
+// or garbled one can match no certificate: such an offer rang, and the
+// call was answered only to fail its handshake.
 func sha256FP(v string) bool {
-	algo, _, _ := strings.Cut(v, " ")
-	return strings.EqualFold(algo, "sha-256")
+	algo, hash, _ := strings.Cut(strings.TrimSpace(v), " ")
+	if !strings.EqualFold(algo, "sha-256") {
+		return false
+	}
+	b := strings.Split(strings.TrimSpace(hash), ":")
+	if len(b) != 32 {
+		return false
+	}
+	for _, x := range b {
+		if len(x) != 2 || strings.Trim(x, "0123456789abcdefABCDEF") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // secureProto reports an m= line that demands SRTP (RFC 3711 12: SAVP).

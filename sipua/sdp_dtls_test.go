@@ -2,12 +2,16 @@ package sipua
 
 import (
 	"bytes"
+	"context"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/pion/dtls/v3"
+	"github.com/pion/dtls/v3/pkg/crypto/selfsign"
 
 	"github.com/softphone/softphone/audio"
 	"github.com/softphone/softphone/store"
@@ -121,6 +125,8 @@ func TestDTLSOfferFingerprintHashes(t *testing.T) {
 	}{
 		{"sha-256 then sha-1", "a=fingerprint:sha-256 " + hex(32) + "\r\na=fingerprint:sha-1 " + hex(20) + "\r\n", 200},
 		{"sha-1 only", "a=fingerprint:sha-1 " + hex(20) + "\r\n", 488},
+		{"sha-256 of 2 bytes", "a=fingerprint:sha-256 00:11\r\n", 488},
+		{"sha-256 not hex", "a=fingerprint:sha-256 " + strings.Replace(hex(32), "AB", "ZZ", 1) + "\r\n", 488},
 	} {
 		sdp := strings.Replace(rawSDP(40000+2*i, audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) + tc.fps + "a=setup:actpass\r\n"
 		callID := uuid.NewString()
@@ -145,5 +151,103 @@ func TestDTLSOfferFingerprintHashes(t *testing.T) {
 		if bye, ok := r.requestFromPhone("BYE", 5*time.Second); ok {
 			r.answer(bye, "200 OK", "", "")
 		}
+	}
+}
+
+// TestDTLSAnswerWithoutSHA256: the answer to our DTLS-SRTP offer that
+// names the far end's certificate with sha-1 only (RFC 8122 5 lets it
+// list any hash function; audio's handshake checks sha-256, the one
+// every endpoint supports) is unusable: the call is confirmed (ACK),
+// hung up (BYE) and ends at once as not encrypted, as a clear answer to
+// a required encryption does. It went active and waited for a handshake
+// that could only fail.
+func TestDTLSAnswerWithoutSHA256(t *testing.T) {
+	peer := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp",
+		Enabled: true, MediaEncryption: store.MediaEncryptionDTLS}
+	p := startPhoneWith(t, store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID},
+		Accounts: []store.Account{acc}}, secretMap{}, nil, withAudio(t))
+	media := newRawPeer(t)
+	c, err := p.Dial(bg, "123", "")
+	must(t, err)
+	inv, from := peer.read(t, "INVITE")
+	if !strings.Contains(inv, "UDP/TLS/RTP/SAVP") {
+		t.Fatalf("no DTLS-SRTP offer:\n%s", inv)
+	}
+	body := strings.Replace(rawSDP(media.port(), audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) +
+		"a=fingerprint:sha-1 " + strings.TrimSuffix(strings.Repeat("AB:", 20), ":") + "\r\na=setup:active\r\n"
+	res := "SIP/2.0 200 OK\r\n"
+	for _, h := range []string{"Via", "From", "Call-ID", "CSeq"} {
+		res += h + ": " + header(inv, h) + "\r\n"
+	}
+	res += "To: " + header(inv, "To") + ";tag=peer\r\nContact: <sip:123@127.0.0.1:" + itoa(peer.port()) + ">\r\n" +
+		"Content-Type: application/sdp\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body
+	_, err = peer.conn.WriteToUDP([]byte(res), from)
+	must(t, err)
+	peer.read(t, "ACK")
+	evs := p.callEvents(c.ID, 5*time.Second)
+	end := evs[len(evs)-1].Call
+	if end.Reason != ReasonNotEncrypted || end.Outcome != OutcomeFailed {
+		t.Fatalf("ended %s/%s, want %s/failed (states %v)", end.Reason, end.Outcome, ReasonNotEncrypted, states(evs))
+	}
+	for _, e := range evs {
+		if e.Call.State == StateActive {
+			t.Fatal("the call went active")
+		}
+	}
+	bye, bfrom := peer.read(t, "BYE")
+	peer.reply(t, bye, bfrom, "200 OK")
+}
+
+// TestDTLSHandshakeFailureEndsCall: the far end's DTLS certificate does
+// not match the fingerprint of its SDP (someone between the two answered
+// the handshake, or a broken peer): RFC 5763 5 has the media session torn
+// down. The phone hangs up (BYE) and the call ends not-encrypted; it
+// stayed up, silent for good, its lock closed, nothing said why.
+func TestDTLSHandshakeFailureEndsCall(t *testing.T) {
+	p, r := dtlsRawCallerPhone(t)
+	media := newRawPeer(t)
+	fp := "sha-256 " + strings.TrimSuffix(strings.Repeat("AB:", 32), ":")
+	offer := strings.Replace(rawSDP(media.port(), audio.SendRecv), "RTP/AVP", "UDP/TLS/RTP/SAVP", 1) +
+		"a=fingerprint:" + fp + "\r\na=setup:actpass\r\n"
+	br := r.request("INVITE", r.callID, r.ftag, "", 1, "", offer)
+	r.cseq, r.invBr = 1, br
+	res := r.final(br)
+	if statusOf(res) != 200 {
+		t.Fatalf("DTLS offer answered %.40q", res)
+	}
+	var rtp int
+	for _, l := range strings.Split(res, "\r\n") {
+		if v, ok := strings.CutPrefix(l, "m=audio "); ok {
+			rtp, _ = strconv.Atoi(strings.Fields(v)[0])
+		}
+	}
+	r.ttag = tagOf(header(res, "To"))
+	r.ack(1, "")
+	c := p.waitState("", StateActive, 5*time.Second)
+	// The far end's DTLS server, with a certificate of its own (not the
+	// one fp names), on the RTP port the offer named.
+	cert, err := selfsign.GenerateSelfSigned()
+	must(t, err)
+	conn, err := dtls.ServerWithOptions(media.conn, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: rtp},
+		dtls.WithCertificates(cert), dtls.WithSRTPProtectionProfiles(dtls.SRTP_AES128_CM_HMAC_SHA1_80),
+		dtls.WithClientAuth(dtls.RequireAnyClientCert), dtls.WithInsecureSkipVerify(true))
+	must(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+		defer cancel()
+		_ = conn.HandshakeContext(ctx) // the phone refuses its certificate
+	}()
+	bye, ok := r.find(10*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "BYE ") && header(m, "Call-ID") == r.callID
+	})
+	if !ok {
+		t.Fatal("the phone did not hang up after the handshake failed")
+	}
+	r.answer(bye, "200 OK", "", "")
+	ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+	if ended.Reason != ReasonNotEncrypted {
+		t.Fatalf("ended with reason %s, want %s", ended.Reason, ReasonNotEncrypted)
 	}
 }

@@ -122,7 +122,7 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		VerifyConnection:   st.cas.verify,
 	}
 	ua, err := sipgo.NewUA(sipgo.WithUserAgent(product), sipgo.WithUserAgenTLSConfig(tlsConf),
-		sipgo.WithUserAgentTransportLayerOptions(transportLogger(log)))
+		sipgo.WithUserAgentTransportLayerOptions(transportLogger(log)), transactionLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("sip user agent: %w", err)
 	}

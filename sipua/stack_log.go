@@ -3,7 +3,9 @@ package sipua
 import (
 	"context"
 	"log/slog"
+	"strings"
 
+	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
 )
 
@@ -20,10 +22,40 @@ func transportLogger(log *slog.Logger) sip.TransportLayerOption {
 	return sip.WithTransportLayerLogger(slog.New(transportHandler{log.Handler()}))
 }
 
+// transactionLogger is the same for sipgo's transaction layer, which
+// logged to slog's default logger too: a stranger's response matching no
+// transaction of ours (an INFO line per datagram, through a handler that
+// only logs, as the one here does), and a request or response it cannot
+// key (no Via branch, no CSeq: an ERROR per datagram) are Debug lines
+// (RFC 3261 17.1.1.2: such a response goes to the UA, which has no use
+// for it; 8.2: sipgo answers such a request 400). Neither writes more of
+// the message than its start line: no body, no Authorization.
+func transactionLogger(log *slog.Logger) sipgo.UserAgentOption {
+	return sipgo.WithUserAgentTransactionLayerOptions(
+		sip.WithTransactionLayerLogger(slog.New(transportHandler{log.Handler()})),
+		sip.WithTransactionLayerUnhandledResponseHandler(func(r *sip.Response) {
+			log.Debug("Unhandled sip response: no transaction of ours", "caller", "TransactionLayer", "msg", r.Short())
+		}))
+}
+
 type transportHandler struct{ slog.Handler }
 
+// strangersError tells a transaction layer's line about a message it
+// could not key (a stranger's, malformed) from one about our own failure.
+func strangersError(r slog.Record) bool {
+	if r.Message != "Server tx failed to handle request" && r.Message != "Client tx failed to handle response" {
+		return false
+	}
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = a.Key == "error" && strings.HasPrefix(a.Value.String(), "make key failed")
+		return !found
+	})
+	return found
+}
+
 func (h transportHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "failed to parse" {
+	if r.Message == "failed to parse" || strangersError(r) {
 		r.Level = slog.LevelDebug
 		if !h.Handler.Enabled(ctx, r.Level) {
 			return nil

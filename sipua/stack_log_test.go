@@ -71,3 +71,48 @@ func TestUnparseableDatagramNotLogged(t *testing.T) {
 		t.Fatal("the log holds the datagrams' content")
 	}
 }
+
+// TestTransactionLayerLogsToThePhone: sipgo's transaction layer logged
+// through slog's default logger (stderr at Info, whatever the phone's
+// level): a stranger's response matching no transaction of ours was an
+// INFO line there, and a request or response it cannot key (no Via
+// branch) an ERROR, one per datagram. They go to the phone's log now,
+// as Debug lines (RFC 3261 17.1.1.2, 8.2: such a message is the
+// stranger's error, dropped or answered 400), with no message content
+// beyond the start line. Nothing reaches slog's default logger.
+func TestTransactionLayerLogsToThePhone(t *testing.T) {
+	var def syncBuf
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&def, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	var out syncBuf
+	logger := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	peer := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true}
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID}, Accounts: []store.Account{acc}}
+	p := startPhoneWith(t, s, secretMap{}, nil, func(c *Config) { c.Logger = logger })
+	r := &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.stackPort()}}
+	secret := "SECRETBODYSECRETBODY"
+	r.write("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 127.0.0.1:" + itoa(p.stackPort()) + ";branch=z9hG4bKstranger\r\n" +
+		"From: <sip:x@127.0.0.1>;tag=a\r\nTo: <sip:y@127.0.0.1>;tag=b\r\nCall-ID: stray\r\nCSeq: 1 INVITE\r\n" +
+		"Content-Length: 20\r\n\r\n" + secret)
+	r.write("SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 127.0.0.1:" + itoa(p.stackPort()) + "\r\n" +
+		"From: <sip:x@127.0.0.1>;tag=a\r\nTo: <sip:y@127.0.0.1>;tag=b\r\nCall-ID: stray2\r\n" +
+		"Content-Length: 20\r\n\r\n" + secret)
+	if !testpeer.WaitFor(5*time.Second, func() bool {
+		return strings.Contains(out.String(), "Unhandled sip response") && strings.Contains(out.String(), "Client tx failed")
+	}) {
+		t.Fatalf("the phone's log does not have the transaction layer's lines:\n%.2000s\nslog's default got:\n%.2000s", out.String(), def.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if (strings.Contains(l, "Unhandled sip response") || strings.Contains(l, "Client tx failed")) && !strings.Contains(l, "level=DEBUG") {
+			t.Errorf("log line %.300q", l)
+		}
+	}
+	if def.String() != "" {
+		t.Errorf("slog's default logger got:\n%.2000s", def.String())
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Error("the phone's log holds a message's body")
+	}
+}

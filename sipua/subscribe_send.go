@@ -103,7 +103,7 @@ func (s *subscription) request(expires int) *sip.Request {
 	req.AppendHeader(to)
 	req.AppendHeader(&cid)
 	req.AppendHeader(&sip.CSeqHeader{SeqNo: cseq, MethodName: sip.SUBSCRIBE})
-	ct := s.l.contactHeader()
+	ct := s.l.dialogContact()
 	req.AppendHeader(&ct)
 	req.AppendHeader(sip.NewHeader("Event", s.event))
 	req.AppendHeader(sip.NewHeader("Accept", s.accept))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/softphone/softphone/audio"
@@ -42,10 +43,19 @@ type Transcripts struct {
 	cfg  TranscriptsConfig
 	log  *slog.Logger
 	jobs chan string
+	// wake tells Serve that transcripts wait in SQLite (pending) beyond
+	// what jobs holds: the queue was full, or a recogniser was set.
+	wake chan struct{}
+
+	mu     sync.Mutex
+	queued map[string]bool // in jobs: not queued twice, not run again by a scan
 }
 
 // ErrTranscriptQueueFull is returned when too many recordings wait.
 var ErrTranscriptQueueFull = errors.New("too many recordings wait for a transcript; retry later")
+
+// ErrNoTranscriber: a transcript was asked for while no recogniser is set.
+var ErrNoTranscriber = errors.New("no recogniser is set (transcription.recogniser is none)")
 
 // NewTranscripts returns a runner; Serve runs it.
 func NewTranscripts(cfg TranscriptsConfig) *Transcripts {
@@ -55,38 +65,92 @@ func NewTranscripts(cfg TranscriptsConfig) *Transcripts {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Transcripts{cfg: cfg, log: cfg.Logger, jobs: make(chan string, 256)}
+	return &Transcripts{cfg: cfg, log: cfg.Logger, jobs: make(chan string, 256),
+		wake: make(chan struct{}, 1), queued: map[string]bool{}}
 }
 
 // Enqueue asks for a transcript of a recording without blocking. It is what
 // audio's OnRecording calls when a recording ends; it does nothing when no
 // recogniser is configured.
 func (t *Transcripts) Enqueue(recordingID string) error {
-	if r := t.cfg.Settings().Transcription.Recogniser; r == "" || r == "none" {
+	if !t.recogniserSet() {
+		return nil
+	}
+	return t.queue(context.Background(), recordingID)
+}
+
+func (t *Transcripts) recogniserSet() bool {
+	r := t.cfg.Settings().Transcription.Recogniser
+	return r != "" && r != "none"
+}
+
+// queue puts a recording in the queue; when the queue is full, its
+// transcript is kept pending in SQLite and run when there is room (a scan
+// of the pending ones once the queue is worked off). Dropped with a log
+// line, as before, a burst of recordings (a day's calls repaired after a
+// crash, a recogniser that was down) lost its transcripts for good.
+func (t *Transcripts) queue(ctx context.Context, id string) error {
+	t.mu.Lock()
+	if t.queued[id] {
+		t.mu.Unlock()
 		return nil
 	}
 	select {
-	case t.jobs <- recordingID:
+	case t.jobs <- id:
+		t.queued[id] = true
+		t.mu.Unlock()
 		return nil
 	default:
-		return ErrTranscriptQueueFull
+	}
+	t.mu.Unlock()
+	if tr, err := t.cfg.DB.GetTranscript(ctx, id); err != nil || tr.Status != "pending" {
+		tr := store.Transcript{RecordingID: id, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending", UpdatedAt: time.Now()}
+		if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+			return errors.Join(ErrTranscriptQueueFull, err)
+		}
+	}
+	t.Wake()
+	return nil
+}
+
+// Wake has Serve look for transcripts left pending in SQLite and run
+// them: cmd calls it when a recogniser is set (those pending while there
+// was none waited for the next start).
+func (t *Transcripts) Wake() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
 	}
 }
 
 // Retry transcribes a recording again (after a failure, or with another
-// recogniser).
+// recogniser). Its transcript is pending from now on: the page that asked
+// shows it waiting, and it is run when the queue has room.
 func (t *Transcripts) Retry(ctx context.Context, recordingID string) error {
 	if _, err := t.cfg.DB.GetRecording(ctx, recordingID); err != nil {
 		return err
 	}
-	select {
-	case t.jobs <- recordingID:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
-		return ErrTranscriptQueueFull
+	if !t.recogniserSet() {
+		return ErrNoTranscriber
 	}
+	tr := store.Transcript{RecordingID: recordingID, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending", UpdatedAt: time.Now()}
+	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+		return err
+	}
+	return t.queue(ctx, recordingID)
+}
+
+// take notes that Serve took id from the queue.
+func (t *Transcripts) take(id string) {
+	t.mu.Lock()
+	delete(t.queued, id)
+	t.mu.Unlock()
+}
+
+func (t *Transcripts) isQueued(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.queued[id]
 }
 
 // Serve transcribes queued recordings until ctx ends, first those a stop
@@ -99,6 +163,7 @@ func (t *Transcripts) Serve(ctx context.Context) error {
 			t.keepQueued(context.WithoutCancel(ctx))
 			return nil
 		case id := <-t.jobs:
+			t.take(id)
 			if ctx.Err() != nil { // select took the job, not the stop
 				t.keepQueued(context.WithoutCancel(ctx), id)
 				return nil
@@ -106,6 +171,8 @@ func (t *Transcripts) Serve(ctx context.Context) error {
 			if err := t.transcribe(ctx, id); err != nil {
 				t.log.Warn("transcript failed", "recording", id, "err", err)
 			}
+		case <-t.wake:
+			t.resume(ctx)
 		}
 	}
 }
@@ -129,6 +196,7 @@ func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
 	for {
 		select {
 		case id := <-t.jobs:
+			t.take(id)
 			keep(id)
 		default:
 			return
@@ -140,10 +208,12 @@ func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
 const resumeScan = 10000
 
 // resume transcribes the recordings whose transcript was pending (the phone
-// stopped during its run) or running (the phone was killed): the queue is
-// kept in SQLite and resumes at the next start (README).
+// stopped during its run, the queue was full, no recogniser was set) or
+// running (the phone was killed): the queue is kept in SQLite and resumes
+// at the next start (README), and when Wake is called. Those in the queue
+// are left to it.
 func (t *Transcripts) resume(ctx context.Context) {
-	if r := t.cfg.Settings().Transcription.Recogniser; r == "" || r == "none" {
+	if !t.recogniserSet() {
 		return
 	}
 	recs, err := t.cfg.DB.ListRecordings(ctx, resumeScan)
@@ -153,7 +223,7 @@ func (t *Transcripts) resume(ctx context.Context) {
 	}
 	for _, r := range recs {
 		tr, err := t.cfg.DB.GetTranscript(ctx, r.ID)
-		if err != nil || (tr.Status != "pending" && tr.Status != "running") {
+		if err != nil || (tr.Status != "pending" && tr.Status != "running") || t.isQueued(r.ID) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -205,7 +275,11 @@ func (t *Transcripts) transcribe(ctx context.Context, id string) error {
 	}
 	tr.Status, tr.Error, tr.UpdatedAt = "done", "", time.Now()
 	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
-		return err
+		// Not left running (the page said "being made" until the next
+		// start): failed, with why, so that it can be run again. The
+		// failed row holds no lines: it may fit where they did not.
+		tr.Segments = nil
+		return fail(fmt.Errorf("the transcript could not be saved: %w", err))
 	}
 	return t.flag(ctx, rec.CallID, segs)
 }

@@ -224,6 +224,19 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
 		return
 	}
+	if !c.throughServers(req) {
+		// The phone dials a REFER's target on the user's account, so only
+		// a REFER the account's servers bring (the PBX or proxy, whose
+		// rules for the account apply to the new call as to any other) is
+		// followed; a far end reached directly or calling directly (a
+		// sip: link on a web page, sip.accept_calls_from anyone) could
+		// otherwise have the phone call premium numbers (RFC 3515 5.1:
+		// the recipient decides by its own policy whether to follow).
+		c.p.log.Warn("transfer refused: the REFER did not come through the account's servers", "call", c.id,
+			"source", req.Source(), "target", target)
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 403, "Forbidden", nil))
+		return
+	}
 	if c.referIn {
 		// One transfer at a time: each REFER taken places a call, so a far
 		// end sending many would have the phone ring any number of
@@ -246,6 +259,9 @@ func (c *call) onRefer(req *sip.Request, tx sip.ServerTransaction) {
 				_ = c.do(context.Background(), func() error {
 					c.notifyRefer(status, reason, true)
 					c.referIn = false
+					if c.c.State == StateEnded {
+						return nil // hung up (or BYE) while the NOTIFY waited: its BYE is out
+					}
 					if status >= 200 && status < 300 {
 						c.bye()
 						c.end(ReasonTransferred, OutcomeAnswered)

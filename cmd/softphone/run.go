@@ -115,7 +115,7 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	phone.OutboxInterrupted(sender.Outboxed) // a crash's open calls end in the outbox too (issue 14)
 	apiServer := api.New(api.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets, Metrics: counters,
 		WebhookTest: webhookTest(sender), Bus: bus, Home: o.home, Logger: log,
-		Audio: engine.Bridge(), OpenPage: openPage})
+		Audio: engine.Bridge(), OpenPage: openPage, Transcripts: transcripts})
 	webServer, err = web.New(web.Config{Settings: settings, Phone: phone, DB: db, Secrets: secrets,
 		Webhooks: sender, WebhookTest: webhookTest(sender), API: apiServer, Origins: apiServer.Approvals(), Bus: bus, Bridge: engine.Bridge(),
 		Home: o.home, Logger: log, Ports: engine})
@@ -124,7 +124,14 @@ func runPhone(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	refreshDesktop(o, log)
 	syncStartAtLogin(o, st.Startup.StartAtLogin, log)
+	recogniser := st.Transcription.Recogniser
 	settings.Watch(func(s store.Settings) {
+		// A recogniser set (or another chosen) runs the transcripts left
+		// pending meanwhile, not only at the next start.
+		if s.Transcription.Recogniser != recogniser {
+			recogniser = s.Transcription.Recogniser
+			transcripts.Wake()
+		}
 		db.SetNumberRegion(s.SIP.DefaultRegion)
 		syncStartAtLogin(o, s.Startup.StartAtLogin, log)
 		phone.Apply(s)

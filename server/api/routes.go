@@ -73,6 +73,7 @@ func (s *Server) routes() []route {
 		{method: get, path: "/ui", group: groupUI, summary: "Page listing recordings.", handler: s.uiList},
 		{method: get, path: "/ui/recordings/{id}", group: groupUI, summary: "Page with one recording and its transcript.", handler: s.uiRecording},
 		{method: get, path: "/ui/recordings/{id}/audio", group: groupUI, summary: "Audio of one recording (Range requests).", handler: s.uiAudio},
+		{method: post, path: "/ui/recordings/{id}/transcript", group: groupUI, summary: "Run a failed transcript again; 303 to the recording's page.", handler: s.uiRetryTranscript},
 		{method: del, path: "/ui/recordings/{id}", group: groupUI, token: true, summary: "Delete a recording, its audio and transcript.", handler: s.uiDelete},
 
 		{method: get, path: "/accounts", group: accounts, summary: "SIP accounts and their registration state.", handler: s.listAccounts},

@@ -44,6 +44,9 @@ type Config struct {
 	// OpenPage opens the phone page in the desktop's browser and reports
 	// whether it could (no desktop: false); nil: never.
 	OpenPage func() bool
+	// Transcripts runs a failed transcript again (the recording page's
+	// "Try again"); nil: the button does nothing.
+	Transcripts Transcripts
 }
 
 // Server is the local control API. It listens only while api.enabled and

@@ -145,6 +145,13 @@ func (s *Server) uiRecording(c fiber.Ctx) error {
 	switch {
 	case err == nil:
 		d.TranscriptStatus = t.Status
+		d.NoRecogniser = !s.recogniserSet()
+		if t.Status == "failed" {
+			// Why, as stored (a full disk in the page's words), and the
+			// page's "Try again" (README: a failed one can be run again).
+			d.TranscriptError, d.DiskFull = t.Error, store.IsDiskFull(errors.New(t.Error)) || strings.Contains(t.Error, "disk of the recordings is full")
+			d.RetryURL = "/ui/recordings/" + r.ID + "/transcript"
+		}
 		for _, seg := range t.Segments {
 			d.Lines = append(d.Lines, views.TranscriptLine{Speaker: seg.Speaker, StartS: seg.StartS, Text: seg.Text})
 		}
@@ -196,6 +203,11 @@ func (s *Server) uiAudio(c fiber.Ctx) error {
 	}
 	p, ok := s.audioPath(r)
 	if !ok {
+		return fail(fiber.StatusNotFound, msgNoAudio)
+	}
+	// Only a regular file: opening a FIFO left in a recording's place
+	// waits for a writer for ever, and the player's request with it.
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
 		return fail(fiber.StatusNotFound, msgNoAudio)
 	}
 	f, err := os.Open(p)
