@@ -11,11 +11,8 @@
 // run), its state flipping on the phone each time. Run inside `unshare -n`
 // (scripts/e2e.sh). Prints "N passed, N failed"; non-zero on a failure.
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { kamailio, startPhone, stopPhone } from './peers.mjs';
+import { aliceHome, chromiumArgs, tally } from './alice.mjs';
 import { baresip } from './tones.mjs';
 
 const [binary] = process.argv.slice(2);
@@ -24,36 +21,20 @@ if (!binary) {
   process.exit(2);
 }
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
-}
-
-// home writes alice's settings and password (secrets.json: no keyring here).
-function home(kamPort) {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-micrefused-'));
-  const id = '5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e';
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({
-    sip: { listen: '127.0.0.1:0' },
-    accounts: [{ id, name: 'Alice', username: 'alice', domain: '127.0.0.1', port: kamPort, transport: 'udp', expiry_s: 300, enabled: true }],
-  }));
-  execFileSync(resolve(binary), ['--home', dir, 'secret', 'set', 'account:' + id], {
-    input: 'alicepw', env: { ...process.env, HOME: dir },
-  });
-  return dir;
-}
+const t = tally();
+const { check } = t;
 
 let kam, app, bob, browser, page;
 try {
   kam = await kamailio();
-  app = startPhone(binary, home(kam.port), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
+  app = startPhone(binary, aliceHome(binary, kam.port, 'micrefused'), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
   const url = await app.url;
   bob = await baresip({ user: 'bob', pass: 'bobpw', registrar: `127.0.0.1:${kam.port}`, hz: 440 });
   // No --use-fake-ui-for-media-stream and no grant: the browser's question
   // about the microphone is dismissed, getUserMedia fails NotAllowedError.
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--use-fake-device-for-media-stream'],
+    args: chromiumArgs('--use-fake-device-for-media-stream'),
   });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // Count the page's requests for the microphone.
@@ -92,11 +73,10 @@ try {
   check('refused microphone walk', false, String(e?.stack ?? e));
   if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
 } finally {
-  if (failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-80).join('\n'));
+  if (t.failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-80).join('\n'));
   if (browser) await browser.close().catch(() => {});
   if (bob) await bob.quit().catch(() => {});
   if (app) await stopPhone(app.proc).catch(() => {});
   if (kam) kam.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+t.exit();

@@ -11,11 +11,8 @@
 // Run inside `unshare -n` (scripts/e2e.sh). Prints "N passed, N failed";
 // non-zero on a failure.
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { kamailio, startPhone, stopPhone } from './peers.mjs';
+import { aliceHome, chromiumArgs, tally } from './alice.mjs';
 import { baresip } from './tones.mjs';
 
 const [binary] = process.argv.slice(2);
@@ -24,34 +21,18 @@ if (!binary) {
   process.exit(2);
 }
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
-}
-
-function home(kamPort) {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-ringtitle-'));
-  const id = '8e9f0a1b-2c3d-4e4f-8a5b-6c7d8e9f0a1b';
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({
-    sip: { listen: '127.0.0.1:0' },
-    accounts: [{ id, name: 'Alice', username: 'alice', domain: '127.0.0.1', port: kamPort, transport: 'udp', expiry_s: 300, enabled: true }],
-  }));
-  execFileSync(resolve(binary), ['--home', dir, 'secret', 'set', 'account:' + id], {
-    input: 'alicepw', env: { ...process.env, HOME: dir },
-  });
-  return dir;
-}
+const t = tally();
+const { check } = t;
 
 let kam, app, bob, browser, page;
 try {
   kam = await kamailio();
-  app = startPhone(binary, home(kam.port), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
+  app = startPhone(binary, aliceHome(binary, kam.port, 'ringtitle'), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
   const url = await app.url;
   bob = await baresip({ user: 'bob', pass: 'bobpw', registrar: `127.0.0.1:${kam.port}`, hz: 440 });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
-      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
+    args: chromiumArgs('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'),
   });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await ctx.grantPermissions(['microphone'], { origin: new URL(url).origin });
@@ -96,11 +77,10 @@ try {
   check('ring title walk', false, String(e?.stack ?? e));
   if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
 } finally {
-  if (failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-60).join('\n'));
+  if (t.failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-60).join('\n'));
   if (browser) await browser.close().catch(() => {});
   if (bob) await bob.quit().catch(() => {});
   if (app) await stopPhone(app.proc).catch(() => {});
   if (kam) kam.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+t.exit();

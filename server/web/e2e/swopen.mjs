@@ -17,6 +17,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPhone, stopPhone } from './peers.mjs';
+import { chromiumArgs, tally } from './alice.mjs';
 
 const [binary] = process.argv.slice(2);
 if (!binary) {
@@ -24,10 +25,8 @@ if (!binary) {
   process.exit(2);
 }
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
-}
+const t = tally();
+const { check } = t;
 
 // click shows a call's notification from the service worker's registration
 // and dispatches a click on its Answer; it gives the windows opened.
@@ -54,7 +53,7 @@ try {
   const url = await app.url;
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    args: chromiumArgs(),
   });
   const ctx = await browser.newContext();
   await ctx.grantPermissions(['notifications'], { origin: new URL(url).origin });
@@ -92,9 +91,8 @@ try {
 } catch (e) {
   check('service worker walk', false, String(e?.stack ?? e));
 } finally {
-  if (failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-40).join('\n'));
+  if (t.failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-40).join('\n'));
   if (browser) await browser.close().catch(() => {});
   if (app) await stopPhone(app.proc).catch(() => {});
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+t.exit();

@@ -11,11 +11,8 @@
 // of both, the copy's in the background too. Run inside `unshare -n`
 // (scripts/e2e.sh). Prints "N passed, N failed"; non-zero on a failure.
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { kamailio, startPhone, stopPhone } from './peers.mjs';
+import { aliceHome, chromiumArgs, tally } from './alice.mjs';
 import { baresip } from './tones.mjs';
 
 const [binary] = process.argv.slice(2);
@@ -24,24 +21,8 @@ if (!binary) {
   process.exit(2);
 }
 
-let passed = 0, failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) { passed++; console.log('ok   ' + name); } else { failed++; console.log('FAIL ' + name + (detail ? ': ' + detail : '')); }
-}
-
-// home writes alice's settings and password (secrets.json: no keyring here).
-function home(kamPort) {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-tabcopy-'));
-  const id = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
-  writeFileSync(join(dir, 'settings.json'), JSON.stringify({
-    sip: { listen: '127.0.0.1:0' },
-    accounts: [{ id, name: 'Alice', username: 'alice', domain: '127.0.0.1', port: kamPort, transport: 'udp', expiry_s: 300, enabled: true }],
-  }));
-  execFileSync(resolve(binary), ['--home', dir, 'secret', 'set', 'account:' + id], {
-    input: 'alicepw', env: { ...process.env, HOME: dir },
-  });
-  return dir;
-}
+const t = tally();
+const { check } = t;
 
 const holds = (p) => p.waitForFunction(() => document.querySelector('#audio-holder')?.dataset.holder === window.softphone?.tab &&
   window.softphone?.audio?.state === 'ready', null, { timeout: 15000 });
@@ -51,13 +32,12 @@ const mic = (p) => p.evaluate(() => ({ asked: window.__askedMic, active: !!windo
 let kam, app, bob, browser;
 try {
   kam = await kamailio();
-  app = startPhone(binary, home(kam.port), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
+  app = startPhone(binary, aliceHome(binary, kam.port, 'tabcopy'), { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } });
   const url = await app.url;
   bob = await baresip({ user: 'bob', pass: 'bobpw', registrar: `127.0.0.1:${kam.port}`, hz: 440 });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
-      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
+    args: chromiumArgs('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'),
   });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await ctx.grantPermissions(['microphone'], { origin: new URL(url).origin });
@@ -105,11 +85,10 @@ try {
   check('tab copy walk', false, String(e?.stack ?? e));
   if (bob) console.log('bob log:\n' + bob.log().slice(-1500));
 } finally {
-  if (failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-80).join('\n'));
+  if (t.failed && app) console.log('phone log:\n' + app.log().split('\n').slice(-80).join('\n'));
   if (browser) await browser.close().catch(() => {});
   if (bob) await bob.quit().catch(() => {});
   if (app) await stopPhone(app.proc).catch(() => {});
   if (kam) kam.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+t.exit();
