@@ -17,7 +17,8 @@ import (
 // TranscriptDB is what the transcript runner needs of store.DB.
 type TranscriptDB interface {
 	GetRecording(ctx context.Context, id string) (store.Recording, error)
-	ListRecordings(ctx context.Context, limit int) ([]store.Recording, error)
+	WaitingTranscripts(ctx context.Context, after store.WaitingTranscript, limit int) ([]store.WaitingTranscript, error)
+	ClaimTranscript(ctx context.Context, recordingID, recogniser string) (bool, error)
 	GetTranscript(ctx context.Context, recordingID string) (store.Transcript, error)
 	SaveTranscript(ctx context.Context, t store.Transcript) error
 	ListTaxonomy(ctx context.Context) ([]store.TaxonomyEntry, error)
@@ -204,33 +205,43 @@ func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
 	}
 }
 
-// resumeScan is how many of the newest recordings resume looks at.
-const resumeScan = 10000
+// resumePage is how many waiting transcripts resume reads at a time.
+const resumePage = 100
 
 // resume transcribes the recordings whose transcript was pending (the phone
 // stopped during its run, the queue was full, no recogniser was set) or
 // running (the phone was killed): the queue is kept in SQLite and resumes
 // at the next start (README), and when Wake is called. Those in the queue
-// are left to it.
+// are left to it. It reads only the waiting transcripts, oldest first, a
+// page at a time (store.WaitingTranscripts); it read the 10,000 newest
+// recordings and asked for each one's transcript (a third of a second and
+// 60 MB of garbage per scan, each start and each Wake), and a transcript
+// waiting beyond them was never run.
 func (t *Transcripts) resume(ctx context.Context) {
 	if !t.recogniserSet() {
 		return
 	}
-	recs, err := t.cfg.DB.ListRecordings(ctx, resumeScan)
-	if err != nil {
-		t.log.Warn("pending transcripts not resumed", "err", err)
-		return
-	}
-	for _, r := range recs {
-		tr, err := t.cfg.DB.GetTranscript(ctx, r.ID)
-		if err != nil || (tr.Status != "pending" && tr.Status != "running") || t.isQueued(r.ID) {
-			continue
-		}
-		if ctx.Err() != nil {
+	var after store.WaitingTranscript
+	for {
+		page, err := t.cfg.DB.WaitingTranscripts(ctx, after, resumePage)
+		if err != nil {
+			t.log.Warn("pending transcripts not resumed", "err", err)
 			return
 		}
-		if err := t.transcribe(ctx, r.ID); err != nil {
-			t.log.Warn("transcript failed", "recording", r.ID, "err", err)
+		if len(page) == 0 {
+			return
+		}
+		after = page[len(page)-1]
+		for _, w := range page {
+			if t.isQueued(w.RecordingID) {
+				continue
+			}
+			if ctx.Err() != nil || !t.recogniserSet() {
+				return
+			}
+			if err := t.transcribe(ctx, w.RecordingID); err != nil {
+				t.log.Warn("transcript failed", "recording", w.RecordingID, "err", err)
+			}
 		}
 	}
 }
