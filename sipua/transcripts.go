@@ -253,7 +253,13 @@ func (t *Transcripts) transcribe(ctx context.Context, id string) error {
 	}
 	tc := t.cfg.Settings().Transcription
 	tr := store.Transcript{RecordingID: id, Recogniser: tc.Recogniser, Status: "running", UpdatedAt: time.Now()}
-	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+	// The claim (pending or cut short to running, in one statement) runs
+	// a transcript once: "Try again" saves it pending and then queues it,
+	// and a scan between the two found it pending, not queued, and ran
+	// it; the queue then brought it again. Done or failed meanwhile, it
+	// is left as it is.
+	claimed, err := t.cfg.DB.ClaimTranscript(ctx, id, tc.Recogniser)
+	if err != nil || !claimed {
 		return err
 	}
 	fail := func(err error) error {
