@@ -17,7 +17,9 @@ func TestPendingTranscriptSaysWaiting(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed()
 	id := s.recording.ID
-	e.update(func(st *store.Settings) { st.Transcription.Recogniser, st.Transcription.URL = "http", "http://127.0.0.1:1" })
+	e.update(func(st *store.Settings) {
+		st.Transcription.Recogniser, st.Transcription.URL = "http", "http://127.0.0.1:1"
+	})
 	save := func(status string) {
 		t.Helper()
 		if err := e.db.SaveTranscript(context.Background(), store.Transcript{RecordingID: id, Status: status, Recogniser: "http"}); err != nil {
