@@ -222,6 +222,10 @@ func (t *Transcripts) resume(ctx context.Context) {
 		return
 	}
 	var after store.WaitingTranscript
+	// A run moves its transcript's time ahead of the scan's place; one
+	// left waiting again (its end not saved: a full disk) is not run again
+	// by this scan, which would go on for as long as that lasts.
+	tried := map[string]bool{}
 	for {
 		page, err := t.cfg.DB.WaitingTranscripts(ctx, after, resumePage)
 		if err != nil {
@@ -233,9 +237,10 @@ func (t *Transcripts) resume(ctx context.Context) {
 		}
 		after = page[len(page)-1]
 		for _, w := range page {
-			if t.isQueued(w.RecordingID) {
+			if t.isQueued(w.RecordingID) || tried[w.RecordingID] {
 				continue
 			}
+			tried[w.RecordingID] = true
 			if ctx.Err() != nil || !t.recogniserSet() {
 				return
 			}

@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -110,5 +111,51 @@ func TestTryAgainDuringScanRunsOnce(t *testing.T) {
 	got, err := db.GetTranscript(bg, ids[0])
 	if err != nil || got.Status != "done" {
 		t.Fatalf("retried transcript: %+v %v", got, err)
+	}
+}
+
+// unsavedDB is the real store whose transcript saves fail (a full disk
+// refuses the run's end, the failed row too), as the claim's small write
+// got through.
+type unsavedDB struct{ *store.DB }
+
+func (unsavedDB) SaveTranscript(context.Context, store.Transcript) error {
+	return errors.New("database or disk is full")
+}
+
+// TestScanRunsEachTranscriptOnce: a transcript whose end cannot be saved
+// stays running, its time moved ahead of the scan's place by the claim; the
+// scan reading the waiting transcripts a page at a time found it again and
+// ran it again, for as long as the disk stayed full (a recogniser run after
+// another). It is run once per scan.
+func TestScanRunsEachTranscriptOnce(t *testing.T) {
+	home := t.TempDir()
+	db, err := store.OpenDB(filepath.Join(home, "softphone.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bg := context.Background()
+	ids := recordingsFor(t, db, home, 1)
+	if err := db.SaveTranscript(bg, store.Transcript{RecordingID: ids[0], Status: "pending", Recogniser: "http"}); err != nil {
+		t.Fatal(err)
+	}
+	settings := store.DefaultSettings()
+	settings.Transcription.Recogniser = "http"
+	ctx, stop := context.WithCancel(bg)
+	defer stop()
+	var runs atomic.Int32
+	tr := NewTranscripts(TranscriptsConfig{DB: unsavedDB{db}, Home: home, Settings: func() store.Settings { return settings },
+		New: func(_, _, _, _ string) (audio.Transcriber, error) {
+			return fnTranscriber(func(context.Context, string) ([]audio.Segment, error) {
+				if runs.Add(1) == 3 {
+					stop() // ends a scan that would not
+				}
+				return []audio.Segment{{StartS: 0, EndS: 0.1, Text: "hello"}}, nil
+			}), nil
+		}})
+	tr.resume(ctx)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("one scan ran the transcript %d times, want once", n)
 	}
 }
