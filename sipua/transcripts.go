@@ -70,14 +70,23 @@ func NewTranscripts(cfg TranscriptsConfig) *Transcripts {
 		wake: make(chan struct{}, 1), queued: map[string]bool{}}
 }
 
-// Enqueue asks for a transcript of a recording without blocking. It is what
-// audio's OnRecording calls when a recording ends; it does nothing when no
-// recogniser is configured.
+// Enqueue asks for a transcript of a recording without waiting for it. It
+// is what audio's OnRecording calls when a recording ends; it does nothing
+// when no recogniser is configured. The transcript is saved pending first:
+// the queue is in memory, and a phone killed (kill -9, a power cut) with
+// recordings in it forgot them (the next start resumes only what SQLite
+// holds), and their pages said "No transcript." while they waited.
 func (t *Transcripts) Enqueue(recordingID string) error {
 	if !t.recogniserSet() {
 		return nil
 	}
-	return t.queue(context.Background(), recordingID)
+	ctx := context.Background()
+	tr := store.Transcript{RecordingID: recordingID, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending", UpdatedAt: time.Now()}
+	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+		// Queued all the same: it is made unless the phone is killed first.
+		t.log.Warn("queued transcript not kept in SQLite", "recording", recordingID, "err", err)
+	}
+	return t.queue(ctx, recordingID)
 }
 
 func (t *Transcripts) recogniserSet() bool {
