@@ -121,7 +121,9 @@ func (s *Server) patchHistory(c fiber.Ctx) error {
 	// One transaction: a refused tag, or a full disk under the note after the
 	// tags were written, keeps nothing (a refused request kept half of itself).
 	if b.Tags != nil || b.Note != nil {
-		if err := s.cfg.DB.EditHistory(c.Context(), h.ID, b.Note, b.Tags); err != nil {
+		if err := s.cfg.DB.EditHistory(c.Context(), h.ID, b.Note, b.Tags); errors.Is(err, store.ErrNotFound) {
+			return fail(fiber.StatusNotFound, msgNoHistory)
+		} else if err != nil {
 			return storeError(err)
 		}
 	}
