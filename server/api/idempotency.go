@@ -38,6 +38,10 @@ type errTooManyKeys struct{ retry time.Duration }
 
 func (e errTooManyKeys) Error() string { return "too many Idempotency-Keys" }
 
+// idemWaitHook, set by tests only, is called as a request is about to wait
+// for (or take) its key's turn.
+var idemWaitHook func(key string)
+
 var errKeyTooLong = errors.New("the Idempotency-Key is too long")
 
 type idemEntry struct {
@@ -46,6 +50,9 @@ type idemEntry struct {
 	id   string
 	done bool
 	at   time.Time
+	// users counts the requests holding this entry (under idempotency.mu):
+	// a refused first keeps it in the map while a repeat waits for it.
+	users int
 }
 
 // idempotency remembers the call id placed for each Idempotency-Key.
@@ -91,17 +98,28 @@ func (m *idempotency) do(key string, place func() (string, error)) (id string, r
 		e = &idemEntry{}
 		m.keys[key] = e
 	}
+	e.users++
 	m.mu.Unlock()
 
+	if idemWaitHook != nil {
+		idemWaitHook(key)
+	}
 	e.once.Lock()
 	defer e.once.Unlock()
 	if e.done {
+		m.mu.Lock()
+		e.users--
+		m.mu.Unlock()
 		return e.id, true, nil
 	}
 	id, err = place()
 	if err != nil {
+		// Forgotten unless a repeat waits for it: that repeat dials next,
+		// and what it places must stay remembered for its own repeats (a
+		// removed entry sent the next repeat to dial a second call).
 		m.mu.Lock()
-		if m.keys[key] == e {
+		e.users--
+		if e.users == 0 && m.keys[key] == e {
 			delete(m.keys, key)
 		}
 		m.mu.Unlock()
@@ -110,6 +128,7 @@ func (m *idempotency) do(key string, place func() (string, error)) (id string, r
 	// Written under both locks: the sweep above reads done and at under m.mu,
 	// a repeat reads them under e.once.
 	m.mu.Lock()
+	e.users--
 	e.id, e.done, e.at = id, true, time.Now()
 	m.mu.Unlock()
 	return id, false, nil
