@@ -46,6 +46,41 @@ func (db *DB) SetHistoryTags(ctx context.Context, id string, codes []string) err
 	})
 }
 
+// EditHistory replaces an entry's note (when note is not nil) and its tags
+// (when codes is not nil, as SetHistoryTags) in one transaction: all or
+// nothing. A refused code, or a write the disk refuses, leaves both as they
+// were; as two writes the tags could be kept and the note refused, and the
+// caller, told the change failed, had half of it saved.
+func (db *DB) EditHistory(ctx context.Context, id string, note *string, codes *[]string) error {
+	return db.g.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&historyRow{}).Where("id = ?", id).Count(&n).Error; err != nil {
+			return fmt.Errorf("history entry %q: %w", id, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("history entry %q: %w", id, ErrNotFound)
+		}
+		if codes != nil {
+			var had []string
+			if err := tx.Model(&historyTagRow{}).Where("history_id = ?", id).Pluck("code", &had).Error; err != nil {
+				return fmt.Errorf("tags of history entry %q: %w", id, err)
+			}
+			if err := tx.Where("history_id = ?", id).Delete(&historyTagRow{}).Error; err != nil {
+				return fmt.Errorf("tags of history entry %q: %w", id, err)
+			}
+			if err := writeTags(tx, id, *codes, had); err != nil {
+				return err
+			}
+		}
+		if note != nil {
+			if err := tx.Model(&historyRow{}).Where("id = ?", id).Update("note", *note).Error; err != nil {
+				return fmt.Errorf("note of history entry %q: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
 // writeTags adds codes to an entry, checking each against the taxonomy;
 // retired codes are accepted only when listed in had.
 func writeTags(tx *gorm.DB, historyID string, codes, had []string) error {

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +121,14 @@ func (s *Server) dial(c fiber.Ctx) error {
 		id, replayed, err = s.idem.do(key, place)
 		if replayed {
 			c.Set("Idempotent-Replayed", "true")
+		}
+		var many errTooManyKeys
+		switch {
+		case errors.Is(err, errKeyTooLong):
+			err = fail(fiber.StatusBadRequest, msgKeyTooLong)
+		case errors.As(err, &many):
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int((many.retry+time.Second-1)/time.Second)))
+			err = fail(fiber.StatusTooManyRequests, msgTooManyKeys)
 		}
 	} else {
 		id, err = place()

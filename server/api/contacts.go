@@ -130,6 +130,11 @@ func (s *Server) updateContact(c fiber.Ctx) error {
 		return err
 	}
 	ct, err = s.cfg.DB.UpdateContact(c.Context(), ct)
+	if errors.Is(err, store.ErrNotFound) {
+		// Deleted since the lookup (the page, another client): an unknown
+		// id, in the spec's words, not the store's.
+		return fail(fiber.StatusNotFound, msgNoContact)
+	}
 	if err != nil {
 		return storeError(err)
 	}
@@ -141,7 +146,9 @@ func (s *Server) deleteContact(c fiber.Ctx) error {
 	if _, err := s.contact(c); err != nil {
 		return err
 	}
-	if err := s.cfg.DB.DeleteContact(c.Context(), param(c, "id")); err != nil {
+	if err := s.cfg.DB.DeleteContact(c.Context(), param(c, "id")); errors.Is(err, store.ErrNotFound) {
+		return fail(fiber.StatusNotFound, msgNoContact) // deleted since the lookup
+	} else if err != nil {
 		return storeError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -37,8 +37,9 @@ type DB interface {
 	GetHistory(ctx context.Context, id string) (store.HistoryEntry, error)
 	HistoryPage(ctx context.Context, f store.HistoryFilter, into []store.HistoryRef) ([]store.HistoryRef, error)
 	HistoryRows(ctx context.Context, rows []int64) ([]store.HistoryRow, error)
-	SetHistoryNote(ctx context.Context, id, note string) error
-	SetHistoryTags(ctx context.Context, id string, codes []string) error
+	// EditHistory replaces the note and the tags given (nil: kept) in one
+	// transaction.
+	EditHistory(ctx context.Context, id string, note *string, codes *[]string) error
 
 	ListTaxonomy(ctx context.Context) ([]store.TaxonomyEntry, error)
 	GetTaxonomy(ctx context.Context, code string) (store.TaxonomyEntry, error)

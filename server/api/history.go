@@ -118,16 +118,12 @@ func (s *Server) patchHistory(c fiber.Ctx) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
-	// The tags first: the store refuses codes it does not have (or has
-	// retired) without changing anything, and the note was already saved
-	// by then, so a refused request kept half of itself.
-	if b.Tags != nil {
-		if err := s.cfg.DB.SetHistoryTags(c.Context(), h.ID, *b.Tags); err != nil {
-			return storeError(err)
-		}
-	}
-	if b.Note != nil {
-		if err := s.cfg.DB.SetHistoryNote(c.Context(), h.ID, *b.Note); err != nil {
+	// One transaction: a refused tag, or a full disk under the note after the
+	// tags were written, keeps nothing (a refused request kept half of itself).
+	if b.Tags != nil || b.Note != nil {
+		if err := s.cfg.DB.EditHistory(c.Context(), h.ID, b.Note, b.Tags); errors.Is(err, store.ErrNotFound) {
+			return fail(fiber.StatusNotFound, msgNoHistory)
+		} else if err != nil {
 			return storeError(err)
 		}
 	}

@@ -16,8 +16,9 @@ import (
 // bytes joined. Every answer is as current as the database: a note edited on
 // the phone's own pages shows on the next request.
 type histRows struct {
-	mu   sync.RWMutex
-	rows map[int64]renderedRow // by rowid
+	mu    sync.RWMutex
+	rows  map[int64]renderedRow // by rowid
+	bytes int                   // of the kept JSON, at most histBytesMax
 }
 
 type renderedRow struct {
@@ -29,6 +30,13 @@ type renderedRow struct {
 // hundred bytes each); when full, all are dropped and the next pages render
 // again.
 const histRowsMax = 8192
+
+// histBytesMax bounds the kept JSON in bytes: a note may be as long as a
+// request body (64 KiB) and json.Marshal writes each '<' as six bytes, so
+// histRowsMax entries alone could keep gigabytes (a page of 1000
+// ordinary entries is about 0.5 MB). An entry that does not
+// fit after a clear is rendered for its answer only.
+const histBytesMax = 8 << 20
 
 func newHistRows() *histRows { return &histRows{rows: make(map[int64]renderedRow)} }
 
@@ -114,11 +122,24 @@ func (s *Server) renderHistory(c fiber.Ctx, p *historyPage) error {
 	}
 	h := s.hist
 	h.mu.Lock()
-	if len(h.rows)+len(rows) > histRowsMax {
+	add := 0
+	for i := range rows {
+		add += len(rendered[i].json)
+	}
+	if len(h.rows)+len(rows) > histRowsMax || h.bytes+add > histBytesMax {
 		clear(h.rows)
+		h.bytes = 0
 	}
 	for i, r := range rows {
+		if old, ok := h.rows[r.Row]; ok {
+			h.bytes -= len(old.json)
+			delete(h.rows, r.Row)
+		}
+		if h.bytes+len(rendered[i].json) > histBytesMax {
+			continue
+		}
 		h.rows[r.Row] = rendered[i]
+		h.bytes += len(rendered[i].json)
 	}
 	h.mu.Unlock()
 	return nil

@@ -338,7 +338,9 @@ func (s *Server) uiDelete(c fiber.Ctx) error {
 			return fail(fiber.StatusInternalServerError, msgAudioKept)
 		}
 	}
-	if err := s.cfg.DB.DeleteRecording(c.Context(), r.ID); err != nil {
+	if err := s.cfg.DB.DeleteRecording(c.Context(), r.ID); errors.Is(err, store.ErrNotFound) {
+		return fail(fiber.StatusNotFound, msgNoRecording) // deleted since the lookup
+	} else if err != nil {
 		return storeError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -1049,7 +1049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A repeat within 10 minutes dials nothing and answers the same id. */
+                /** @description A repeat within 10 minutes dials nothing and answers the same id. At most 255 characters; at most 1024 keys are remembered at once (a new one beyond them: 429). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1072,7 +1072,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewCall"];
                 };
             };
-            /** @description a call needs a number; the number has characters a phone number cannot have; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object) */
+            /** @description a call needs a number; the number has characters a phone number cannot have; account_id must be a UUID; no account with that id; no phone to place the call from: set up an account first; malformed JSON body; unknown field "<name>" (unknown fields are refused); <field> must be a string (or a number, true or false, a list, an object); an Idempotency-Key is at most 255 characters: nothing was dialled */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1096,6 +1096,17 @@ export interface operations {
             };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["NotJSON"];
+            /** @description too many Idempotency-Keys in the last 10 minutes (1024): nothing was dialled; try again after Retry-After seconds (a key still remembered is replayed; a dial without a key is not refused) */
+            429: {
+                headers: {
+                    /** @description Seconds until the oldest remembered key leaves its 10 minutes. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["NotServing"];
         };
