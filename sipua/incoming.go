@@ -83,6 +83,10 @@ func (p *Phone) onInvite(req *sip.Request, tx sip.ServerTransaction) {
 			return
 		}
 	}
+	if from := req.From(); from == nil || partyTooLong(from.Address) {
+		_ = tx.Respond(sip.NewResponseFromRequest(req, 400, "Bad Request", nil))
+		return
+	}
 	if replaced == nil && !p.roomForCall(req) {
 		_ = tx.Respond(sip.NewResponseFromRequest(req, 486, "Busy Here", nil))
 		return

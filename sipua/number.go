@@ -147,7 +147,46 @@ func partyOf(display string, u sip.Uri) (number, name, uri string) {
 	if number == "" {
 		number = u.Host
 	}
-	return number, strings.Trim(display, `"`), clean.String()
+	return number, clipName(strings.Trim(display, `"`)), clean.String()
+}
+
+// Bounds of what a caller's From may bring in (RFC 3261 sets none): a
+// display name is cut to maxNameRunes, an INVITE whose From user or host is
+// longer than maxPartyBytes is refused (partyTooLong). A 64 KB name or
+// number went whole into the history, the /events backlog (1,024 events)
+// and every webhook, and six-fold into JSON for each '<'.
+const (
+	maxNameRunes  = 128
+	maxPartyBytes = 256
+)
+
+// clipName cuts a display name to maxNameRunes characters, bytes that are
+// not UTF-8 and control characters taken out.
+func clipName(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= maxNameRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxNameRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// partyTooLong says a From's user or host is beyond any real number or
+// domain (maxPartyBytes).
+func partyTooLong(u sip.Uri) bool {
+	return len(u.User) > maxPartyBytes || len(u.Host) > maxPartyBytes
 }
 
 // referTarget reads the URI of a Refer-To header (RFC 3515 2.1) with
