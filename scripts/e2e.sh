@@ -34,9 +34,9 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/ringheld.mjs "$BIN" || rc=1
   # A microphone switched during a fallback call leaves no old chain behind.
   node server/web/e2e/micswitch.mjs "$BIN" || rc=1
-  # The ringer's flashing title keeps the page's own after an in-page navigation.
+  # The flashing title of a ringing tab keeps the title of the page after an in-page navigation.
   node server/web/e2e/ringtitle.mjs "$BIN" || rc=1
-  # A notification's click with no phone page open opens one.
+  # A click on a call notification with no phone page open opens one.
   node server/web/e2e/swopen.mjs "$BIN" || rc=1
   go test -count=1 -tags browser -run Chrome ./audio/ || rc=1
   # The audio of the tab in the browsers users have (issue 13): Chromium without

@@ -17,7 +17,8 @@ import (
 // TranscriptDB is what the transcript runner needs of store.DB.
 type TranscriptDB interface {
 	GetRecording(ctx context.Context, id string) (store.Recording, error)
-	ListRecordings(ctx context.Context, limit int) ([]store.Recording, error)
+	WaitingTranscripts(ctx context.Context, after store.WaitingTranscript, limit int) ([]store.WaitingTranscript, error)
+	ClaimTranscript(ctx context.Context, recordingID, recogniser string) (bool, error)
 	GetTranscript(ctx context.Context, recordingID string) (store.Transcript, error)
 	SaveTranscript(ctx context.Context, t store.Transcript) error
 	ListTaxonomy(ctx context.Context) ([]store.TaxonomyEntry, error)
@@ -69,14 +70,23 @@ func NewTranscripts(cfg TranscriptsConfig) *Transcripts {
 		wake: make(chan struct{}, 1), queued: map[string]bool{}}
 }
 
-// Enqueue asks for a transcript of a recording without blocking. It is what
-// audio's OnRecording calls when a recording ends; it does nothing when no
-// recogniser is configured.
+// Enqueue asks for a transcript of a recording without waiting for it. It
+// is what audio's OnRecording calls when a recording ends; it does nothing
+// when no recogniser is configured. The transcript is saved pending first:
+// the queue is in memory, and a phone killed (kill -9, a power cut) with
+// recordings in it forgot them (the next start resumes only what SQLite
+// holds), and their pages said "No transcript." while they waited.
 func (t *Transcripts) Enqueue(recordingID string) error {
 	if !t.recogniserSet() {
 		return nil
 	}
-	return t.queue(context.Background(), recordingID)
+	ctx := context.Background()
+	tr := store.Transcript{RecordingID: recordingID, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending", UpdatedAt: time.Now()}
+	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+		// Queued all the same: it is made unless the phone is killed first.
+		t.log.Warn("queued transcript not kept in SQLite", "recording", recordingID, "err", err)
+	}
+	return t.queue(ctx, recordingID)
 }
 
 func (t *Transcripts) recogniserSet() bool {
@@ -204,33 +214,48 @@ func (t *Transcripts) keepQueued(ctx context.Context, taken ...string) {
 	}
 }
 
-// resumeScan is how many of the newest recordings resume looks at.
-const resumeScan = 10000
+// resumePage is how many waiting transcripts resume reads at a time.
+const resumePage = 100
 
 // resume transcribes the recordings whose transcript was pending (the phone
 // stopped during its run, the queue was full, no recogniser was set) or
 // running (the phone was killed): the queue is kept in SQLite and resumes
 // at the next start (README), and when Wake is called. Those in the queue
-// are left to it.
+// are left to it. It reads only the waiting transcripts, oldest first, a
+// page at a time (store.WaitingTranscripts); it read the 10,000 newest
+// recordings and asked for each one's transcript (a third of a second and
+// 60 MB of garbage per scan, each start and each Wake), and a transcript
+// waiting beyond them was never run.
 func (t *Transcripts) resume(ctx context.Context) {
 	if !t.recogniserSet() {
 		return
 	}
-	recs, err := t.cfg.DB.ListRecordings(ctx, resumeScan)
-	if err != nil {
-		t.log.Warn("pending transcripts not resumed", "err", err)
-		return
-	}
-	for _, r := range recs {
-		tr, err := t.cfg.DB.GetTranscript(ctx, r.ID)
-		if err != nil || (tr.Status != "pending" && tr.Status != "running") || t.isQueued(r.ID) {
-			continue
-		}
-		if ctx.Err() != nil {
+	var after store.WaitingTranscript
+	// A run moves its transcript's time ahead of the scan's place; one
+	// left waiting again (its end not saved: a full disk) is not run again
+	// by this scan, which would go on for as long as that lasts.
+	tried := map[string]bool{}
+	for {
+		page, err := t.cfg.DB.WaitingTranscripts(ctx, after, resumePage)
+		if err != nil {
+			t.log.Warn("pending transcripts not resumed", "err", err)
 			return
 		}
-		if err := t.transcribe(ctx, r.ID); err != nil {
-			t.log.Warn("transcript failed", "recording", r.ID, "err", err)
+		if len(page) == 0 {
+			return
+		}
+		after = page[len(page)-1]
+		for _, w := range page {
+			if t.isQueued(w.RecordingID) || tried[w.RecordingID] {
+				continue
+			}
+			tried[w.RecordingID] = true
+			if ctx.Err() != nil || !t.recogniserSet() {
+				return
+			}
+			if err := t.transcribe(ctx, w.RecordingID); err != nil {
+				t.log.Warn("transcript failed", "recording", w.RecordingID, "err", err)
+			}
 		}
 	}
 }
@@ -242,7 +267,13 @@ func (t *Transcripts) transcribe(ctx context.Context, id string) error {
 	}
 	tc := t.cfg.Settings().Transcription
 	tr := store.Transcript{RecordingID: id, Recogniser: tc.Recogniser, Status: "running", UpdatedAt: time.Now()}
-	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+	// The claim (pending or cut short to running, in one statement) runs
+	// a transcript once: "Try again" saves it pending and then queues it,
+	// and a scan between the two found it pending, not queued, and ran
+	// it; the queue then brought it again. Done or failed meanwhile, it
+	// is left as it is.
+	claimed, err := t.cfg.DB.ClaimTranscript(ctx, id, tc.Recogniser)
+	if err != nil || !claimed {
 		return err
 	}
 	fail := func(err error) error {

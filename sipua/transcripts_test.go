@@ -77,7 +77,12 @@ func TestTranscriptFlagsTheCall(t *testing.T) {
 	}
 
 	// A recogniser that is down gives a failed transcript that can be retried.
+	// It is run again as Retry asks: pending first (the runner's claim
+	// leaves a done one as it is).
 	recogniser.Close()
+	if err := db.SaveTranscript(ctx, store.Transcript{RecordingID: rec.ID, Status: "pending", Recogniser: "http"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := tr.transcribe(ctx, rec.ID); err == nil {
 		t.Fatal("transcribe succeeded with the recogniser down")
 	}

@@ -28,6 +28,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0021_history_search_pending", Migrate: sqlFile("migrations/0021_history_search_pending.sql")},
 	{ID: "0022_history_partial_indexes", Migrate: sqlFile("migrations/0022_history_partial_indexes.sql")},
 	{ID: "0023_history_order", Migrate: sqlFile("migrations/0023_history_order.sql")},
+	{ID: "0024_transcripts_waiting", Migrate: sqlFile("migrations/0024_transcripts_waiting.sql")},
 }
 
 // schemaVersion is the newest schema this program knows.

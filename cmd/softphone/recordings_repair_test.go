@@ -17,20 +17,21 @@ import (
 )
 
 // runsDB is the store counting the transcript runs of each recording (a
-// run saves its transcript "running" first).
+// run claims its transcript first: running).
 type runsDB struct {
 	*store.DB
 	mu   sync.Mutex
 	runs map[string]int
 }
 
-func (d *runsDB) SaveTranscript(ctx context.Context, t store.Transcript) error {
-	if t.Status == "running" {
+func (d *runsDB) ClaimTranscript(ctx context.Context, recordingID, recogniser string) (bool, error) {
+	ok, err := d.DB.ClaimTranscript(ctx, recordingID, recogniser)
+	if ok {
 		d.mu.Lock()
-		d.runs[t.RecordingID]++
+		d.runs[recordingID]++
 		d.mu.Unlock()
 	}
-	return d.DB.SaveTranscript(ctx, t)
+	return ok, err
 }
 
 func (d *runsDB) runsOf(id string) int {
