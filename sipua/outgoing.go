@@ -153,6 +153,7 @@ func (p *Phone) dial(ctx context.Context, o dialOpts) (Call, error) {
 // waitAnswer follows the INVITE transaction: 180/183 ring, 2xx answers,
 // anything else ends the call. Digest auth on 401/407 is done by sipgo.
 func (c *call) waitAnswer(ctx context.Context, sess *sipgo.DialogClientSession, k *inviteCanceller) {
+	defer unwatchInvite(sess.InviteRequest) // no more transactions for it
 	bg := context.Background()
 	err := sess.WaitAnswer(ctx, sipgo.AnswerOptions{
 		Username: c.line.authUser(), Password: c.line.password(),
@@ -350,8 +351,12 @@ func (c *call) sendInvite(l *line, req *sip.Request) (sess *sipgo.DialogClientSe
 	}
 	done := make(chan sent, 1)
 	c.p.inviting.add() // the user agent stays open for it (inviting.go)
+	c.watchInvite(req) // another far end's 2xx (fork.go); until waitAnswer ends
 	go func() {
 		s, err := l.dialogUA().WriteInvite(context.Background(), req)
+		if err != nil {
+			unwatchInvite(req)
+		}
 		done <- sent{s, err}
 	}()
 	for {

@@ -212,12 +212,25 @@ func parseRtpmap(v string) (uint8, audio.Codec, bool) {
 	}
 	parts := strings.Split(v[sp+1:], "/")
 	c := audio.Codec{Name: parts[0], PT: uint8(pt), Channels: 1}
-	if len(parts) > 1 {
-		r, _ := strconv.Atoi(parts[1])
-		c.ClockRate = uint32(r)
+	// <encoding name>/<clock rate>[/<channels>] (RFC 4566 6): a rate that
+	// is missing, no number, 0 or over an RTP clock's 32 bits (RFC 3550
+	// 5.1), and a channel count that is no number, 0 or over 16 bits,
+	// make the rtpmap unusable (a static payload type keeps its RFC 3551
+	// meaning). They wrapped (2^32+8000 read as 8000, 65538 channels as
+	// 2) or read as 0 (a rate matching any), and our answer echoed them.
+	if len(parts) < 2 {
+		return 0, audio.Codec{}, false
 	}
+	r, err := strconv.ParseUint(parts[1], 10, 32)
+	if err != nil || r == 0 {
+		return 0, audio.Codec{}, false
+	}
+	c.ClockRate = uint32(r)
 	if len(parts) > 2 {
-		ch, _ := strconv.Atoi(parts[2])
+		ch, err := strconv.ParseUint(parts[2], 10, 16)
+		if err != nil || ch == 0 {
+			return 0, audio.Codec{}, false
+		}
 		c.Channels = uint16(ch)
 	}
 	return uint8(pt), c, true
@@ -241,8 +254,13 @@ func directionOf(lists ...[]sdp.Attribute) audio.Direction {
 	return audio.SendRecv
 }
 
-func sameCodec(a, b audio.Codec) bool {
-	return strings.EqualFold(a.Name, b.Name) && (a.ClockRate == b.ClockRate || a.ClockRate == 0 || b.ClockRate == 0)
+// sameCodec says whether the far end's codec c is our o: the same name
+// and clock rate, and no more channels than we decode (opus 2, RFC 7587
+// 7; the others 1). A far end's opus/48000/7 or PCMU/8000/2 was taken, and
+// the answer carried its channel count.
+func sameCodec(o, c audio.Codec) bool {
+	return strings.EqualFold(o.Name, c.Name) && (o.ClockRate == c.ClockRate || o.ClockRate == 0 || c.ClockRate == 0) &&
+		(o.Channels == 0 || c.Channels <= o.Channels)
 }
 
 // choose picks the codec for the session: when we answer, the first of our

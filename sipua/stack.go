@@ -240,8 +240,10 @@ func (st *stack) client(transport, localIP string, log *slog.Logger) (*sipgo.Cli
 		opts = append(opts, sipgo.WithClientPort(st.tcpPort))
 	}
 	c, err := sipgo.NewClient(st.ua, opts...)
-	if err == nil && (transport == "udp" || transport == "") && st.udpConn != nil {
-		c.TxRequester = tcpFallback{st} // too large for UDP: TCP (udp_size.go)
+	if err == nil {
+		// Too large for UDP: TCP (udp_size.go); an INVITE's transaction
+		// to its call (fork.go).
+		c.TxRequester = tcpFallback{st: st, toTCP: (transport == "udp" || transport == "") && st.udpConn != nil}
 	}
 	return c, err
 }

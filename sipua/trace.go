@@ -218,47 +218,72 @@ func traceUnregister(st *stack) {
 
 func traceTo(e traceEntry, msg []byte) {
 	traceMu.RLock()
-	var match *stack
-	if len(traceStacks) == 1 {
-		for st := range traceStacks {
-			match = st
-		}
-	} else {
-		for st := range traceStacks {
-			if st.owns(e.transport, e.laddr, e.raddr) {
-				match = st
-				break
-			}
-		}
-	}
+	t := traceOwner(e)
 	traceMu.RUnlock()
-	if match == nil || match.trace == nil {
+	if t == nil {
 		return
 	}
 	e.text = redact(msg)
-	match.trace.add(e)
+	t.add(e)
+}
+
+// traceOwner is the trace a message goes to (traceMu held). While every
+// stack registered is one phone's (the usual process, and a settings
+// change moving the listeners), it is that phone's: no message of it is
+// lost to a socket it cannot name. Only with several phones in the process
+// is the stack that owns the socket looked for.
+func traceOwner(e traceEntry) *sipTrace {
+	var only *sipTrace
+	for st := range traceStacks {
+		if only == nil {
+			only = st.trace
+		} else if st.trace != only {
+			only = nil
+			break
+		}
+	}
+	if only != nil {
+		return only
+	}
+	for st := range traceStacks {
+		if st.owns(e.transport, e.laddr, e.raddr) {
+			return st.trace
+		}
+	}
+	return nil
 }
 
 // owns says whether a message went through one of st's sockets: its UDP
-// listener, a connection accepted by its TCP listener, or a connection it
-// opened (found in sipgo's pools by the remote address).
+// listener, a connection accepted by its TCP listener, or a socket its
+// sipgo user agent opened. sipgo dials a socket of its own (UDP too, from a
+// new port) for a request without a local address, as a dialog's requests
+// to a far end's Contact it never heard from, and keeps it in its pool
+// under its local address as well as the remote one.
 func (st *stack) owns(transport, laddr, raddr string) bool {
-	if transport == "UDP" {
-		return laddr == st.udpAddr
-	}
-	if _, p, err := net.SplitHostPort(laddr); err == nil && p == strconv.Itoa(st.tcpPort) {
+	if transport == "UDP" && laddr == st.udpAddr {
 		return true
 	}
-	for _, n := range []string{"tcp", "tls"} {
+	if transport != "UDP" {
+		if _, p, err := net.SplitHostPort(laddr); err == nil && p == strconv.Itoa(st.tcpPort) {
+			return true
+		}
+	}
+	pools := []string{"tcp", "tls"}
+	if transport == "UDP" {
+		pools = []string{"udp"}
+	}
+	for _, n := range pools {
 		pool := st.ua.TransportLayer().Pool(n)
 		if pool == nil {
 			continue
 		}
-		if c := pool.Get(raddr); c != nil {
-			same := c.LocalAddr().String() == laddr
-			_, _ = c.TryClose() // Get took a reference
-			if same {
-				return true
+		for _, a := range []string{laddr, raddr} {
+			if c := pool.Get(a); c != nil {
+				same := c.LocalAddr().String() == laddr
+				c.Ref(-1) // Get took a reference; TryClose could close it
+				if same {
+					return true
+				}
 			}
 		}
 	}

@@ -20,8 +20,12 @@ const udpMaxRequest = 1300
 // goes over TCP to the same server (RFC 3261 18.1.1), with the Via saying
 // TCP and our TCP listener's port. Without a TCP listener the request
 // stays on UDP (and sipgo refuses it, as before).
+//
+// It is every account's requester (toTCP only for a UDP account's), so
+// that an INVITE's transaction reaches its call's fork handling (fork.go).
 type tcpFallback struct {
-	st *stack
+	st    *stack
+	toTCP bool
 }
 
 func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientTransaction, error) {
@@ -29,7 +33,7 @@ func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientT
 		// Without a transaction (the ACK of a 2xx): straight to the transport.
 		return nil, f.st.ua.TransportLayer().WriteMsg(req)
 	}
-	if f.st.tcpPort != 0 && req.Transport() == "UDP" && len(req.String()) > udpMaxRequest {
+	if f.toTCP && f.st.tcpPort != 0 && req.Transport() == "UDP" && len(req.String()) > udpMaxRequest {
 		req.SetTransport("TCP")
 		req.Laddr = sip.Addr{} // from any port: the UDP listener's is not a TCP one
 		if via := req.Via(); via != nil {
@@ -40,6 +44,9 @@ func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientT
 	tx, err := f.st.ua.TransactionLayer().Request(ctx, req)
 	if err != nil {
 		return nil, err // not a typed nil in the interface
+	}
+	if req.IsInvite() {
+		sentInvite(req, tx)
 	}
 	return tx, nil
 }
