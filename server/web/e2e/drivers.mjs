@@ -134,20 +134,34 @@ export async function launch(name, origin, micWav) {
   const pulse = await startPulse(dir, loop);
   const perm = join(dir, 'permissions');
   writeFileSync(perm, `origin\tmicrophone\t1\t${origin}\n`);
-  const profile = join(dir, 'profile');
-  mkdirSync(profile);
-  const browser = await puppeteer.launch({
-    browser: 'firefox', executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr', headless: true,
-    userDataDir: profile, env: pulse.env, protocolTimeout: 60000,
-    extraPrefsFirefox: {
-      'permissions.manager.defaultsUrl': 'file://' + perm, // the remembered "Allow" for the phone's origin
-      'permissions.default.microphone': 2, // every other origin: blocked (the blocked page)
-      ...(loop ? {} : {
-        'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
-        'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
-      }),
-    },
-  });
+  // Headless Firefox ESR now and then dies with SIGSEGV while it starts
+  // (CI 39: "Failed to launch the browser process: Code: 11", a minidump
+  // written, before it had a page): Firefox's crash, not the phone's. A
+  // launch that fails so is tried once more with a fresh profile; a second
+  // failure fails the suite.
+  let browser;
+  for (let attempt = 1; ; attempt++) {
+    const profile = join(dir, 'profile' + attempt);
+    mkdirSync(profile);
+    try {
+      browser = await puppeteer.launch({
+        browser: 'firefox', executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr', headless: true,
+        userDataDir: profile, env: pulse.env, protocolTimeout: 60000,
+        extraPrefsFirefox: {
+          'permissions.manager.defaultsUrl': 'file://' + perm, // the remembered "Allow" for the phone's origin
+          'permissions.default.microphone': 2, // every other origin: blocked (the blocked page)
+          ...(loop ? {} : {
+            'media.navigator.streams.fake': true, // test-only: a synthetic microphone ...
+            'media.navigator.audio.fake_frequency': 440, // ... playing 440 Hz
+          }),
+        },
+      });
+      break;
+    } catch (e) {
+      if (attempt >= 2 || !String(e?.message).includes('Failed to launch the browser process')) throw e;
+      console.log(`note ${name}: Firefox did not start (${String(e.message).split('\n')[0]}); trying once more`);
+    }
+  }
   return {
     name,
     page: async () => wrap(await browser.newPage()),
