@@ -1,12 +1,11 @@
 package audio
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
+
+	"github.com/softphone/softphone/internal/diskfull"
 )
 
 // The mono copies of a recording's channels that the recogniser reads (and
@@ -63,19 +62,8 @@ func RemoveTranscriptLeftovers(dir string) int {
 // tempError is the transcript's error for a copy that could not be
 // written: a full disk in words the recordings page can show.
 func tempError(err error) error {
-	if diskFull(err) {
+	if diskfull.Is(err) {
 		return fmt.Errorf("%w: the disk of the recordings is full: no room for the copies of the channels the recogniser reads; free some space", ErrTranscribe)
 	}
 	return fmt.Errorf("%w: %v", ErrTranscribe, err)
-}
-
-// diskFull tells whether err says the disk (or the quota) is full: ENOSPC,
-// EDQUOT, or the Windows text of ERROR_DISK_FULL (as store.IsDiskFull).
-func diskFull(err error) bool {
-	if errors.Is(err, syscall.ENOSPC) {
-		return true
-	}
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "no space left") || strings.Contains(s, "not enough space on the disk") ||
-		strings.Contains(s, "disk quota exceeded")
 }

@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/softphone/softphone/internal/diskfull"
 )
 
 // A full disk is a state (issue 14): the writers of history and webhooks
@@ -41,15 +41,7 @@ type diskState struct {
 // from a file, SQLITE_FULL from the database, an exceeded quota, and the
 // Windows text of ERROR_DISK_FULL ("not enough space on the disk").
 func IsDiskFull(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, syscall.ENOSPC) {
-		return true
-	}
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "database or disk is full") || strings.Contains(s, "no space left") ||
-		strings.Contains(s, "not enough space on the disk") || strings.Contains(s, "disk quota exceeded")
+	return diskfull.Is(err) || err != nil && strings.Contains(strings.ToLower(err.Error()), "database or disk is full")
 }
 
 // NoteWrite hears the outcome of one write to the home folder: a write that

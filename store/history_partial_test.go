@@ -60,30 +60,7 @@ func TestMigrationHistoryPartialIndexes(t *testing.T) {
 	// A call declined by this phone whose outcome is missed too: both walks.
 	write(db, "new-both", "missed", true, 9)
 
-	page := func(f HistoryFilter) []string {
-		t.Helper()
-		refs, err := db.HistoryPage(ctx, f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rows []int64
-		for _, r := range refs {
-			rows = append(rows, r.Row)
-		}
-		got, err := db.HistoryRows(ctx, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byRow := map[int64]string{}
-		for _, r := range got {
-			byRow[r.Row] = r.Entry.CallID
-		}
-		var ids []string
-		for _, r := range rows {
-			ids = append(ids, byRow[r])
-		}
-		return ids
-	}
+	page := func(f HistoryFilter) []string { return pageCalls(t, db, f) }
 	for _, c := range []struct {
 		f    HistoryFilter
 		want []string
