@@ -27,8 +27,11 @@ type Bridge struct {
 	wake  chan struct{} // audio queued for the mix
 	wg    sync.WaitGroup
 
-	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64 // packets, for tests and figures
-	fastIn, fastOut                          atomic.Uint64 // packets on the fast path (bridge_fast.go)
+	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64            // packets, for tests and figures
+	fastIn, fastOut                          atomic.Uint64            // packets on the fast path (bridge_fast.go)
+	quietIn                                  atomic.Uint64            // datagrams from the tab's quiet socket (bridge_quiet.go)
+	quietF                                   atomic.Pointer[fastPath] // the fast path whose quiet socket is open
+	watching                                 atomic.Bool              // quietWatch runs (bridge_quiet.go)
 
 	mu      sync.Mutex
 	closed  bool

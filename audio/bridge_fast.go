@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pion/dtls/v3"
 	"github.com/pion/dtls/v3/pkg/crypto/prf"
@@ -127,7 +128,9 @@ type fastPath struct {
 	t    *tab
 	sock *localOnly
 
-	// receiving: only the socket's reader goroutine touches these
+	// receiving: the ICE socket's reader or a call's reader pumping the
+	// quiet socket (bridge_quiet.go), one at a time
+	rxMu   sync.Mutex
 	rx     *srtp.Context
 	rxHdr  rtp.Header
 	rxBuf  []byte
@@ -140,6 +143,15 @@ type fastPath struct {
 	plain []byte
 	enc   []byte
 	hdr   rtp.Header
+
+	// the quiet socket (bridge_quiet.go); quiet is written with qmu and mu
+	// held, so either one keeps it open while it is used
+	qmu      sync.Mutex
+	quiet    quietSock
+	quietAt  time.Time // the last packet from the PBX that pumped
+	quietNot time.Time // no quiet socket tried before then (one failed)
+	qbuf     []byte
+	stopped  bool // stopFast: no quiet socket any more
 }
 
 // isRTP tells RTP from RTCP, STUN and DTLS on a shared port (RFC 7983 7,
@@ -178,7 +190,7 @@ func (t *tab) startFast() {
 		return
 	}
 	f := &fastPath{t: t, sock: sock, rx: rx, tx: tx, ssrc: uint32(enc[0].SSRC),
-		rxBuf: make([]byte, 1500), plain: make([]byte, 1500), enc: make([]byte, 1500)}
+		rxBuf: make([]byte, 1500), plain: make([]byte, 1500), enc: make([]byte, 1500), qbuf: make([]byte, 1500)}
 	f.mic.init(t)
 	r := netip.AddrPortFrom(remote.Unmap(), pair.Remote.Port)
 	f.remote.Store(&r)
@@ -190,6 +202,10 @@ func (t *tab) startFast() {
 // stopFast gives the socket back to pion alone.
 func (t *tab) stopFast() {
 	if f := t.fast.Swap(nil); f != nil {
+		f.qmu.Lock()
+		f.stopped = true
+		f.closeQuietLocked()
+		f.qmu.Unlock()
 		f.sock.tap.CompareAndSwap(f, nil)
 	}
 }
@@ -197,6 +213,8 @@ func (t *tab) stopFast() {
 // receive takes one datagram that looks like RTP; false hands it to pion
 // (it did not authenticate with this tab's keys).
 func (f *fastPath) receive(b []byte, from netip.AddrPort) bool {
+	f.rxMu.Lock()
+	defer f.rxMu.Unlock()
 	plain, err := f.rx.DecryptRTP(f.rxBuf, b, &f.rxHdr)
 	if err != nil {
 		return false
@@ -233,7 +251,9 @@ func (f *fastPath) send(pt uint8, payload []byte, marker bool, seq uint16, ts ui
 	if err != nil {
 		return false
 	}
-	_, _ = f.sock.WriteToAddrPort(out, *r)
+	if !f.quietTo(out, *r) {
+		_, _ = f.sock.WriteToAddrPort(out, *r)
+	}
 	f.t.b.fastOut.Add(1)
 	return true
 }

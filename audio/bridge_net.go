@@ -1,8 +1,10 @@
 package audio
 
 import (
+	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,18 +65,82 @@ func (n rawNet) ListenPacket(network, address string) (net.PacketConn, error) {
 // tab's SRTP packets are decrypted and forwarded right here, in the
 // goroutine that read them, instead of passing through pion's mux, SRTP
 // session and track buffers (three goroutine hand-offs per packet). Every
-// other datagram (STUN, DTLS, RTCP) still goes to pion.
+// other datagram (STUN, DTLS, RTCP) still goes to pion. While a call's
+// reader takes the tab's packets from a quiet socket of their own
+// (bridge_quiet.go), the ones for pion reach it through inject.
 type localOnly struct {
 	*rawUDP
 	own   *ownAddrs
 	socks *sockets
 	tap   atomic.Pointer[fastPath]
+
+	// Datagrams for pion that the quiet socket got (inject). The read
+	// deadline is in the past exactly while this queue holds some: that
+	// wakes pion's reader, which takes them and clears the deadline, both
+	// under imu, so a deadline error with an empty queue is someone
+	// else's (pion's abortIO) and is returned as it is.
+	imu    sync.Mutex
+	inq    []injected
+	queued atomic.Int32
+}
+
+// injected is one datagram for pion that came in on the quiet socket.
+type injected struct {
+	b    []byte
+	from netip.AddrPort
+}
+
+// maxInjected bounds the datagrams waiting for pion's reader: consent
+// checks come every few seconds and RTCP a few a second, so a full queue
+// means the tab floods, and the surplus is dropped.
+const maxInjected = 64
+
+// inject hands pion a datagram from the tab that the quiet socket read.
+func (c *localOnly) inject(b []byte, from netip.AddrPort) {
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	if len(c.inq) >= maxInjected {
+		return
+	}
+	c.inq = append(c.inq, injected{b: append([]byte(nil), b...), from: from})
+	if c.queued.Add(1) == 1 {
+		_ = c.rawUDP.SetReadDeadline(aLongTimeAgo) // wakes the reader
+	}
+}
+
+// aLongTimeAgo is a deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// takeInjected gives the reader the oldest injected datagram.
+func (c *localOnly) takeInjected(b []byte) (int, netip.AddrPort, bool) {
+	if c.queued.Load() == 0 {
+		return 0, netip.AddrPort{}, false
+	}
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	if len(c.inq) == 0 {
+		return 0, netip.AddrPort{}, false
+	}
+	d := c.inq[0]
+	c.inq[0] = injected{}
+	c.inq = c.inq[1:]
+	if c.queued.Add(-1) == 0 {
+		c.inq = nil
+		_ = c.rawUDP.SetReadDeadline(time.Time{})
+	}
+	return copy(b, d.b), d.from, true
 }
 
 func (c *localOnly) ReadFromAddrPort(b []byte) (int, netip.AddrPort, error) {
 	for {
+		if n, from, ok := c.takeInjected(b); ok {
+			return n, from, nil
+		}
 		n, from, err := c.rawUDP.ReadFromAddrPort(b)
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && c.queued.Load() > 0 {
+				continue // inject's wake
+			}
 			return n, from, err
 		}
 		if !c.own.has(from.Addr()) {

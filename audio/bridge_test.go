@@ -2,6 +2,7 @@ package audio
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -168,6 +169,11 @@ func TestBridgeCarriesToneBothWays(t *testing.T) {
 			// (bridge_fast.go): a few packets before that may take pion's.
 			if b.fastIn.Load() < 20 || b.fastOut.Load() < 20 {
 				t.Fatalf("fast path carried %d packets from the tab, %d to it", b.fastIn.Load(), b.fastOut.Load())
+			}
+			// While the far end sends, the call's reader takes the tab's
+			// packets from the quiet socket (bridge_quiet.go, Linux only).
+			if runtime.GOOS == "linux" && b.quietIn.Load() < 20 {
+				t.Fatalf("the quiet socket carried %d datagrams from the tab", b.quietIn.Load())
 			}
 			switch {
 			case !tc.pass && tc.more == nil && (b.passedDown.Load() != 0 || b.passedUp.Load() != 0):

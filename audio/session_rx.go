@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/pion/rtp"
@@ -16,34 +17,33 @@ func (s *Session) readLoop() {
 		det dtmfDetector
 		p   rtp.Packet // reused: reorder clones what it keeps
 	)
-	for {
-		n, from, err := s.conn.ReadFromAddrPort(buf)
-		if err != nil {
-			return
+	// This reader also reads the tab's packets after each of the PBX's
+	// (bridge_quiet.go).
+	br := s.eng.bridge
+	defer br.unquiet()
+	handle := func(b []byte, from netip.AddrPort, now time.Time) {
+		if s.stunIn(b) {
+			return // the answer to our STUN Binding (stun.go), from its server
 		}
-		if s.stunIn(buf[:n]) {
-			continue // the answer to our STUN Binding (stun.go), from its server
-		}
-		now := time.Now()
 		ok, latch := s.admit(from, now)
 		if !ok {
-			continue // before Start, or a stray (session_source.go)
+			return // before Start, or a stray (session_source.go)
 		}
-		if s.dtlsIn(buf[:n]) {
+		if s.dtlsIn(b) {
 			if latch {
 				s.dtlsSource(from) // the handshake's answers go there until SRTP latches (dtls.go)
 			}
-			continue // DTLS (RFC 7983 7), not RTP
+			return // DTLS (RFC 7983 7), not RTP
 		}
-		pkt, ok := s.srtpIn(buf[:n])
+		pkt, ok := s.srtpIn(b)
 		if !ok {
-			continue // not ours: it does not authenticate (RFC 3711 3.3)
+			return // not ours: it does not authenticate (RFC 3711 3.3)
 		}
 		if p.Unmarshal(pkt) != nil {
-			continue
+			return
 		}
 		if latch && !s.latch(from, p.SSRC, now) {
-			continue // another port's, without the stream's SSRC (session_source.go)
+			return // another port's, without the stream's SSRC (session_source.go)
 		}
 		s.mu.Lock()
 		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir
@@ -52,10 +52,10 @@ func (s *Session) readLoop() {
 		}
 		s.mu.Unlock()
 		if !started {
-			continue
+			return
 		}
 		if p.PayloadType != codec.PT && (dtmfPT == 0 || p.PayloadType != dtmfPT) {
-			continue // comfort noise or a payload type we did not agree on
+			return // comfort noise or a payload type we did not agree on
 		}
 		// Events take sequence numbers of the stream (RFC 4733 2.1): they
 		// count as received, and the reorder step sees them go by, so the
@@ -70,16 +70,25 @@ func (s *Session) readLoop() {
 		}
 		s.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now, codec.ClockRate, !event)
 		if dir == SendOnly || dir == Inactive {
-			continue // on hold: the far end is not heard
+			return // on hold: the far end is not heard
 		}
 		if event && (!ro.started || p.SSRC != ro.ssrc) {
-			continue // events from an SSRC of their own: no gap in the audio's numbers
+			return // events from an SSRC of their own: no gap in the audio's numbers
 		}
 		ro.push(&p, func(q *rtp.Packet) {
 			if q.PayloadType == codec.PT {
 				s.deliver(q, codec, pcm)
 			}
 		})
+	}
+	for {
+		n, from, err := s.conn.ReadFromAddrPort(buf)
+		if err != nil {
+			return
+		}
+		now := time.Now()
+		handle(buf[:n], from, now)
+		br.pump(true, now)
 	}
 }
 
