@@ -29,7 +29,7 @@ type Bridge struct {
 
 	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64            // packets, for tests and figures
 	fastIn, fastOut                          atomic.Uint64            // packets on the fast path (bridge_fast.go)
-	quietIn                                  atomic.Uint64            // datagrams from the tab's quiet socket (bridge_quiet.go)
+	quietIn, quietPion                       atomic.Uint64            // datagrams from the tab's quiet socket, and those of them handed to pion (bridge_quiet.go)
 	quietF                                   atomic.Pointer[fastPath] // the fast path whose quiet socket is open
 	watching                                 atomic.Bool              // quietWatch runs (bridge_quiet.go)
 

@@ -161,6 +161,7 @@ func (f *fastPath) drainQuietLocked() {
 		if isRTP(p) && f.receive(p, from) {
 			continue
 		}
+		f.t.b.quietPion.Add(1)
 		f.sock.inject(p, from)
 	}
 }
