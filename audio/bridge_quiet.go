@@ -119,11 +119,14 @@ func (f *fastPath) pump(byPacket bool, now time.Time) bool {
 	}
 	if byPacket {
 		f.quietAt = now
+		r := f.remote.Load()
+		if r == nil {
+			return false
+		}
+		if f.quiet.isOpen() && f.quiet.peer != *r {
+			f.closeQuietLocked() // the tab's packets come from elsewhere now (read on the ICE socket)
+		}
 		if !f.quiet.isOpen() && now.After(f.quietNot) {
-			r := f.remote.Load()
-			if r == nil {
-				return false
-			}
 			q, err := openQuiet(f.sock, *r)
 			if err != nil {
 				f.quietNot = now.Add(quietRetry)
