@@ -27,11 +27,11 @@ type Bridge struct {
 	wake  chan struct{} // audio queued for the mix
 	wg    sync.WaitGroup
 
-	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64            // packets, for tests and figures
-	fastIn, fastOut                          atomic.Uint64            // packets on the fast path (bridge_fast.go)
-	quietIn, quietPion                       atomic.Uint64            // datagrams from the tab's quiet socket, and those of them handed to pion (bridge_quiet.go)
-	quietF                                   atomic.Pointer[fastPath] // the fast path whose quiet socket is open
-	watching                                 atomic.Bool              // quietWatch runs (bridge_quiet.go)
+	passedDown, passedUp, mixedDown, mixedUp atomic.Uint64              // packets, for tests and figures
+	fastIn, fastOut                          atomic.Uint64              // packets on the fast path (bridge_fast.go)
+	quietIn, quietPion                       atomic.Uint64              // datagrams from the tab's quiet socket, and those of them handed to pion (bridge_quiet.go)
+	quietF                                   atomic.Pointer[fastPath]   // the fast path whose quiet socket is open
+	qtimer                                   atomic.Pointer[quietTimer] // the quiet socket's timer (bridge_quiet.go)
 
 	mu      sync.Mutex
 	closed  bool
@@ -267,6 +267,9 @@ func (b *Bridge) close() error {
 	close(b.done)
 	b.wg.Wait()
 	for _, t := range tabs {
+		t.close()
+	}
+	if t := b.qtimer.Swap(nil); t != nil {
 		t.close()
 	}
 	return nil

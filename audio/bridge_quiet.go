@@ -34,17 +34,17 @@ import (
 // When the PBX falls silent (hold, a far end that sends nothing) for
 // quietIdle, the quiet socket is closed and the tab's packets go to the
 // ICE socket again, each read as it comes; the next packet from the PBX
-// opens it again. That is watched by a timer of the kernel's (a timerfd
-// in the netpoller, quietWatch), not of the Go runtime's: a runtime timer
-// moved at every packet kept its monitor thread (sysmon) waking 80 times
-// a second, and one that fires readies its goroutine through another
-// thread. On systems without it (quietSock's other build) nothing changes.
+// opens it again. A timer of the kernel's (quietTimer: a timerfd in the
+// netpoller) says when, moved on by each packet from the PBX, so while
+// they come it never goes off. A runtime timer moved at every packet kept
+// the runtime's monitor thread (sysmon) waking 80 times a second: it
+// sleeps until the next timer as it was. On systems without the quiet
+// socket (quietSock's other build) nothing changes.
 
 const (
 	// quietIdle is how long the PBX may be silent before the tab's packets
-	// go back to waking the ICE socket's reader; meanwhile they wait (up to
-	// twice this long, once, when the far end stops sending). The watch
-	// wakes this often: 10 times a second instead of the tab's 50 packets.
+	// go back to waking the ICE socket's reader; meanwhile they wait (this
+	// long, once, when the far end stops sending).
 	quietIdle = 100 * time.Millisecond
 	// quietBatch bounds what one pump reads (the tab sends one packet per
 	// 20 ms; more is a flood, read at the next pump).
@@ -77,21 +77,21 @@ func (b *Bridge) pump(byPacket bool, now time.Time) bool {
 	return f != nil && f.pump(byPacket, now)
 }
 
-// watch keeps quietWatch running while a quiet socket is open.
-func (b *Bridge) watch() {
-	if !b.watching.CompareAndSwap(false, true) {
-		return
+// quietWatch is the bridge's timer for the quiet socket, made with the
+// first one (qmu held).
+func (b *Bridge) quietWatch() *quietTimer {
+	if t := b.qtimer.Load(); t != nil {
+		return t
 	}
-	go func() {
-		for {
-			quietWatch(quietIdle, func() bool { return b.pump(false, time.Now()) })
-			b.watching.Store(false)
-			// a socket opened while the watch was ending needs one
-			if !b.quieting() || !b.watching.CompareAndSwap(false, true) {
-				return
-			}
-		}
-	}()
+	t, err := newQuietTimer(func() { b.pump(false, time.Now()) })
+	if err != nil {
+		b.eng.log.Warn("no timer for the tab's quiet socket", "err", err)
+		return nil
+	}
+	if !b.qtimer.CompareAndSwap(nil, t) {
+		t.close()
+	}
+	return b.qtimer.Load()
 }
 
 // unquiet closes the quiet socket: the call whose reader pumped it ended.
@@ -133,20 +133,31 @@ func (f *fastPath) pump(byPacket bool, now time.Time) bool {
 				f.t.b.eng.log.Debug("tab media stays on the ICE socket", "tab", f.t.id, "err", err)
 				return false
 			}
+			w := f.t.b.quietWatch()
+			if w == nil {
+				q.close()
+				f.quietNot = now.Add(quietRetry)
+				return false
+			}
 			f.mu.Lock() // send reads the socket under mu
 			f.quiet = q
 			f.mu.Unlock()
 			f.t.b.quietF.Store(f)
-			f.t.b.watch()
 		}
 	}
 	if !f.quiet.isOpen() {
 		return false
 	}
 	f.drainQuietLocked()
-	if !byPacket && now.Sub(f.quietAt) >= quietIdle {
+	w := f.t.b.qtimer.Load()
+	switch idle := now.Sub(f.quietAt); {
+	case idle >= quietIdle:
 		f.closeQuietLocked()
 		return false
+	case w != nil:
+		// The timer is moved on at each packet (a system call, no wake):
+		// it goes off only when the PBX has been silent for quietIdle.
+		w.arm(quietIdle - idle)
 	}
 	return true
 }
@@ -196,15 +207,4 @@ func (f *fastPath) closeQuietLocked() {
 // writing in the netpoller, one more event to collect.
 func (f *fastPath) quietTo(b []byte, to netip.AddrPort) bool {
 	return f.quiet.isOpen() && f.quiet.peer == to && f.quiet.send(b)
-}
-
-// tickWatch is quietWatch with a runtime timer.
-func tickWatch(period time.Duration, tick func() bool) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for range t.C {
-		if !tick() {
-			return
-		}
-	}
 }

@@ -101,35 +101,43 @@ func (q quietSock) send(b []byte) bool {
 
 func (q quietSock) close() { _ = syscall.Close(q.fd - 1) }
 
-// quietWatch calls tick every period until it returns false. The period
-// is kept by a timerfd that the netpoller waits on: its expiry wakes the
-// thread in the netpoller and hands it this goroutine, as a packet does,
-// and no runtime timer stays armed. Without a timerfd it ticks with a
-// runtime timer.
-func quietWatch(period time.Duration, tick func() bool) {
+// quietTimer is a timerfd the netpoller waits on: its expiry wakes the
+// thread in the netpoller and hands it the timer's goroutine, as a packet
+// does, and arming it is one system call, with no runtime timer kept.
+type quietTimer struct {
+	fd   int
+	file *os.File
+}
+
+func newQuietTimer(fire func()) (*quietTimer, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		tickWatch(period, tick)
-		return
+		return nil, err
 	}
-	ts := unix.NsecToTimespec(period.Nanoseconds())
-	if err := unix.TimerfdSettime(fd, 0, &unix.ItimerSpec{Interval: ts, Value: ts}, nil); err != nil {
-		_ = unix.Close(fd)
-		tickWatch(period, tick)
-		return
-	}
-	f := os.NewFile(uintptr(fd), "quiet-watch")
-	defer f.Close()
+	f := os.NewFile(uintptr(fd), "quiet-timer")
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return
+		_ = f.Close()
+		return nil, err
 	}
-	var n [8]byte // the expiries since the last read
-	expired := func(fd uintptr) bool {
-		// a raw read: an ordinary system call wakes sysmon (see rawUDP)
-		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&n[0])), uintptr(len(n)))
-		return e != syscall.EAGAIN
-	}
-	for rc.Read(expired) == nil && tick() {
-	}
+	go func() {
+		var n [8]byte // the expiries since the last read
+		expired := func(fd uintptr) bool {
+			// a raw read: an ordinary system call wakes sysmon (see rawUDP)
+			_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&n[0])), uintptr(len(n)))
+			return e != syscall.EAGAIN
+		}
+		for rc.Read(expired) == nil {
+			fire()
+		}
+	}()
+	return &quietTimer{fd: fd, file: f}, nil
 }
+
+// arm makes the timer go off once, d from now.
+func (t *quietTimer) arm(d time.Duration) {
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(d, time.Millisecond).Nanoseconds())}
+	_, _, _ = syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(t.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
+}
+
+func (t *quietTimer) close() { _ = t.file.Close() }

@@ -23,4 +23,14 @@ func (quietSock) recv([]byte) (int, bool) { return 0, false }
 func (quietSock) send([]byte) bool        { return false }
 func (quietSock) close()                  {}
 
-func quietWatch(period time.Duration, tick func() bool) { tickWatch(period, tick) }
+// quietTimer is a runtime timer where no quiet socket is made.
+type quietTimer struct{ t *time.Timer }
+
+func newQuietTimer(fire func()) (*quietTimer, error) {
+	t := time.AfterFunc(time.Hour, fire)
+	t.Stop()
+	return &quietTimer{t: t}, nil
+}
+
+func (t *quietTimer) arm(d time.Duration) { t.t.Reset(d) }
+func (t *quietTimer) close()              { t.t.Stop() }
