@@ -54,8 +54,8 @@ const (
 	quietRetry = 10 * time.Second
 )
 
-// quieting says whether a call's reader must also pump the tab: the quiet
-// socket of the tab holding the audio is open.
+// quieting says whether the quiet socket of the tab holding the audio is
+// open.
 func (b *Bridge) quieting() bool {
 	return b != nil && b.quietF.Load() != nil
 }
