@@ -36,18 +36,6 @@ func quietCall(t *testing.T) (b *Bridge, far *Session, farHeard *collector, tab 
 	return b, far, farHeard, tab
 }
 
-// waitFor polls cond (the quiet socket has no event of its own) for 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 5 s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // The tab's microphone reaches the far end whether or not the far end
 // sends: when it falls silent (here it holds the call, RFC 3264 8.4:
 // recvonly, it sends nothing) the quiet socket closes and the tab's

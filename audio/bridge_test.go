@@ -2,6 +2,7 @@ package audio
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -191,10 +192,16 @@ func TestBridgeCarriesToneBothWays(t *testing.T) {
 // waitAttached polls (there is no event for it) until Attached is want.
 func waitAttached(t *testing.T, b *Bridge, want bool) {
 	t.Helper()
+	waitFor(t, fmt.Sprintf("Attached() becomes %v", want), func() bool { return b.Attached() == want })
+}
+
+// waitFor polls cond for 5 s (what it waits for has no event of its own).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for b.Attached() != want {
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("Attached() stayed %v", !want)
+			t.Fatalf("%s: not within 5 s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
