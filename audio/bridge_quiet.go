@@ -200,6 +200,12 @@ func (f *fastPath) closeQuietLocked() {
 	f.mu.Unlock()
 	q.close()
 	f.t.b.quietF.CompareAndSwap(f, nil)
+	// A passing call's silence filler slept on the PBX's packets (tick):
+	// it looks again now.
+	now := time.Now()
+	for _, s := range f.t.b.eng.talking() {
+		s.kickPassing(now)
+	}
 }
 
 // quietTo sends toward the tab on the quiet socket when it is open and

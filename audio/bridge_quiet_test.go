@@ -157,3 +157,16 @@ type syscallRawConn = syscall.RawConn
 func setReuseAddr(fd int) error {
 	return syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
 }
+
+// While the only call's PBX sends, the call's silence filler has no
+// backstop timer of its own (tick): when both the PBX and then the tab
+// fall silent, the quiet socket's closing makes it send again, so the far
+// end's stream does not stop.
+func TestQuietSocketClosingWakesTheFiller(t *testing.T) {
+	b, far, _, tab := quietCall(t)
+	far.SetDirection(RecvOnly) // the far end stops sending
+	tab.stop()                 // and so does the tab's microphone
+	waitFor(t, "the quiet socket closes", func() bool { return !b.quieting() })
+	n := far.Stats().PacketsReceived
+	waitFor(t, "the far end gets the filler's packets", func() bool { return far.Stats().PacketsReceived >= n+25 })
+}

@@ -32,7 +32,8 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
-	outside  int // sessions that got ports outside the full range (ports.go)
+	count    atomic.Int32 // len(sessions), read under a session's lock (tick), where mu may not be taken
+	outside  int          // sessions that got ports outside the full range (ports.go)
 
 	stray atomic.Uint64 // RTP packets dropped for their source (session_source.go)
 }
@@ -150,12 +151,14 @@ func (e *Engine) listenPair() (*net.UDPConn, *net.UDPConn, error) {
 func (e *Engine) add(s *Session) {
 	e.mu.Lock()
 	e.sessions[s] = struct{}{}
+	e.count.Store(int32(len(e.sessions)))
 	e.mu.Unlock()
 }
 
 func (e *Engine) remove(s *Session) {
 	e.mu.Lock()
 	delete(e.sessions, s)
+	e.count.Store(int32(len(e.sessions)))
 	e.mu.Unlock()
 }
 

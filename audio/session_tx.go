@@ -41,6 +41,15 @@ func (s *Session) sendLoop() {
 // armLocked schedules the next tick after d; s.mu is held.
 func (s *Session) armLocked(d time.Duration) { s.timer.Reset(max(d, 0)) }
 
+// kickPassing is kickLocked for a session whose tab's packets pass.
+func (s *Session) kickPassing(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.passing {
+		s.kickLocked(now)
+	}
+}
+
 // kickLocked makes the send loop look again passHold after the last passed
 // packet (at once when that is over): something changed that may stop the
 // passing. s.mu is held.
@@ -59,6 +68,14 @@ func (s *Session) tick(now time.Time) {
 	if since := now.Sub(s.lastPass); since < passHold {
 		s.next = time.Time{}
 		if s.passing {
+			if s.eng.count.Load() == 1 && s.eng.bridge.quieting() {
+				// The only call's PBX is sending (the tab's quiet socket
+				// is open for its packets): its next packet notices a
+				// silent tab (readLoop), and the socket's closing when
+				// the PBX falls silent kicks (bridge_quiet.go). No
+				// backstop timer: its wake-ups are issue 20's.
+				return
+			}
 			s.armLocked(passCheck) // the tab talks: see passCheck
 		} else {
 			s.armLocked(passHold - since)

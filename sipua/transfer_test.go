@@ -104,8 +104,9 @@ func TestTransferFailsClearly(t *testing.T) {
 	a.waitRegistered()
 	c := callBob(t, a, "bob")
 	// baresip 1.0.0 takes a REFER that comes before it has taken our ACK
-	// (0.5 ms after it, in CI 41) as made: its NOTIFY then says 200 OK of
-	// its own call with us. A person never transfers that fast.
+	// (0.5 ms after it, in a clean-clone run of .ci/run on 2 Dec 2026) as
+	// made: its NOTIFY then says 200 OK of its own call with us. A person
+	// never transfers that fast.
 	if !bob.WaitLog("Call established", 5*time.Second) {
 		t.Fatalf("bob never had the call established:\n%s", tail(bob.Log()))
 	}
