@@ -61,8 +61,9 @@ func (b *Bridge) quieting() bool {
 }
 
 // pump is called by a call's reader after each packet from its PBX
-// (byPacket) and by the watch every quietIdle: it reads what the tab sent
-// meanwhile. It reports whether the quiet socket is open.
+// (byPacket) and by the quiet timer once the PBX has been silent for
+// quietIdle: it reads what the tab sent meanwhile, and then closes the
+// socket. It reports whether the quiet socket is open.
 func (b *Bridge) pump(byPacket bool, now time.Time) bool {
 	if b == nil {
 		return false
@@ -78,7 +79,7 @@ func (b *Bridge) pump(byPacket bool, now time.Time) bool {
 }
 
 // quietWatch is the bridge's timer for the quiet socket, made with the
-// first one (qmu held).
+// first socket (qmu held) and kept until the bridge closes.
 func (b *Bridge) quietWatch() *quietTimer {
 	if t := b.qtimer.Load(); t != nil {
 		return t
