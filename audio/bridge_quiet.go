@@ -63,10 +63,10 @@ func (b *Bridge) quieting() bool {
 // pump is called by a call's reader after each packet from its PBX
 // (byPacket) and by the quiet timer once the PBX has been silent for
 // quietIdle: it reads what the tab sent meanwhile, and then closes the
-// socket. It reports whether the quiet socket is open.
-func (b *Bridge) pump(byPacket bool, now time.Time) bool {
+// socket.
+func (b *Bridge) pump(byPacket bool, now time.Time) {
 	if b == nil {
-		return false
+		return
 	}
 	var f *fastPath
 	if t := b.holder(); t != nil {
@@ -75,7 +75,9 @@ func (b *Bridge) pump(byPacket bool, now time.Time) bool {
 	if cur := b.quietF.Load(); cur != nil && cur != f {
 		cur.closeQuiet() // the audio moved to another tab
 	}
-	return f != nil && f.pump(byPacket, now)
+	if f != nil {
+		f.pump(byPacket, now)
+	}
 }
 
 // quietWatch is the bridge's timer for the quiet socket, made with the
@@ -106,23 +108,23 @@ func (b *Bridge) unquiet() {
 	}
 }
 
-func (f *fastPath) pump(byPacket bool, now time.Time) bool {
+func (f *fastPath) pump(byPacket bool, now time.Time) {
 	if byPacket {
 		if !f.qmu.TryLock() {
-			return true // another call's reader is at it
+			return // another call's reader is at it
 		}
 	} else {
 		f.qmu.Lock()
 	}
 	defer f.qmu.Unlock()
 	if f.stopped {
-		return false
+		return
 	}
 	if byPacket {
 		f.quietAt = now
 		r := f.remote.Load()
 		if r == nil {
-			return false
+			return
 		}
 		if f.quiet.isOpen() && f.quiet.peer != *r {
 			f.closeQuietLocked() // the tab's packets come from elsewhere now (read on the ICE socket)
@@ -132,13 +134,13 @@ func (f *fastPath) pump(byPacket bool, now time.Time) bool {
 			if err != nil {
 				f.quietNot = now.Add(quietRetry)
 				f.t.b.eng.log.Debug("tab media stays on the ICE socket", "tab", f.t.id, "err", err)
-				return false
+				return
 			}
 			w := f.t.b.quietWatch()
 			if w == nil {
 				q.close()
 				f.quietNot = now.Add(quietRetry)
-				return false
+				return
 			}
 			f.mu.Lock() // send reads the socket under mu
 			f.quiet = q
@@ -147,20 +149,19 @@ func (f *fastPath) pump(byPacket bool, now time.Time) bool {
 		}
 	}
 	if !f.quiet.isOpen() {
-		return false
+		return
 	}
 	f.drainQuietLocked()
 	w := f.t.b.qtimer.Load()
 	switch idle := now.Sub(f.quietAt); {
 	case idle >= quietIdle:
 		f.closeQuietLocked()
-		return false
+		return
 	case w != nil:
 		// The timer is moved on at each packet (a system call, no wake):
 		// it goes off only when the PBX has been silent for quietIdle.
 		w.arm(quietIdle - idle)
 	}
-	return true
 }
 
 // drainQuietLocked reads what the quiet socket holds (qmu held).

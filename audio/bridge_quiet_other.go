@@ -23,14 +23,10 @@ func (quietSock) recv([]byte) (int, bool) { return 0, false }
 func (quietSock) send([]byte) bool        { return false }
 func (quietSock) close()                  {}
 
-// quietTimer is a runtime timer where no quiet socket is made.
-type quietTimer struct{ t *time.Timer }
+// quietTimer is never made where no quiet socket is.
+type quietTimer struct{}
 
-func newQuietTimer(fire func()) (*quietTimer, error) {
-	t := time.AfterFunc(time.Hour, fire)
-	t.Stop()
-	return &quietTimer{t: t}, nil
-}
+func newQuietTimer(func()) (*quietTimer, error) { return nil, errQuietUnsupported }
 
-func (t *quietTimer) arm(d time.Duration) { t.t.Reset(d) }
-func (t *quietTimer) close()              { t.t.Stop() }
+func (*quietTimer) arm(time.Duration) {}
+func (*quietTimer) close()            {}
