@@ -170,3 +170,79 @@ func TestQuietSocketClosingWakesTheFiller(t *testing.T) {
 	n := far.Stats().PacketsReceived
 	waitFor(t, "the far end gets the filler's packets", func() bool { return far.Stats().PacketsReceived >= n+25 })
 }
+
+// When the quiet socket cannot be opened (here the process is out of file
+// descriptors: socket(2) fails with EMFILE), the tab's packets stay on the
+// ICE socket, read as they come: the far end still hears the tab and the
+// tab the far end. It is tried again quietRetry later, and then opens.
+func TestQuietSocketCannotOpen(t *testing.T) {
+	b, far, farHeard, tab := quietCall(t)
+	f := b.quietF.Load()
+	if f == nil {
+		t.Fatal("no quiet socket")
+	}
+	far.SetDirection(RecvOnly)
+	waitFor(t, "the quiet socket closes when the far end is silent", func() bool { return !b.quieting() })
+
+	// No descriptor left: the lowest free one is the limit.
+	var orig syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &orig); err != nil {
+		t.Fatal(err)
+	}
+	free, err := syscall.Dup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(free)
+	low := orig
+	low.Cur = uint64(free)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &orig); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer restore()
+
+	far.SetDirection(SendRecv)
+	tried := func() bool {
+		f.qmu.Lock()
+		defer f.qmu.Unlock()
+		return f.quietNot.After(time.Now())
+	}
+	waitFor(t, "an attempt to open the quiet socket fails", tried)
+	in, q := b.fastIn.Load(), b.quietIn.Load()
+	farHeard.reset()
+	farHeard.take(t, pcmRate/4)
+	assertTone(t, "the far end hears the tab (ICE socket)", farHeard.take(t, pcmRate/2), pcmRate, 440)
+	tab.heard.reset()
+	tab.heard.take(t, pcmRate/4)
+	assertTone(t, "the tab hears the far end", tab.heard.take(t, pcmRate/2), pcmRate, 1000)
+	if b.quieting() || b.quietIn.Load() != q {
+		t.Fatalf("quiet socket open with no descriptor left (%d datagrams on it)", b.quietIn.Load()-q)
+	}
+	if got := b.fastIn.Load() - in; got < 20 {
+		t.Fatalf("%d packets from the tab on the ICE socket", got)
+	}
+	f.qmu.Lock()
+	wait := time.Until(f.quietNot)
+	f.qmu.Unlock()
+	if wait <= 0 || wait > quietRetry {
+		t.Fatalf("next attempt in %v, want within %v", wait, quietRetry)
+	}
+
+	// Descriptors again; the retry's time is made now rather than waited.
+	restore()
+	f.qmu.Lock()
+	f.quietNot = time.Now()
+	f.qmu.Unlock()
+	waitFor(t, "the quiet socket opens on the retry", func() bool { return b.quieting() && b.quietIn.Load() >= q+10 })
+	farHeard.reset()
+	assertTone(t, "the far end hears the tab (quiet socket again)", farHeard.take(t, pcmRate/2), pcmRate, 440)
+}
