@@ -14,6 +14,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pion/rtp"
+	"github.com/pion/srtp/v3"
 	"github.com/softphone/softphone/bench/internal/rig"
 )
 
@@ -35,7 +37,7 @@ func relayChild(mode string) {
 	if l, err := net.Listen("tcp4", "127.0.0.1:0"); err == nil {
 		go func() { _, _ = l.Accept() }()
 	}
-	if mode != "netpoll" && mode != "netbatch" {
+	if mode != "netpoll" && mode != "netbatch" && mode != "netsrtp" {
 		epollChild(mode)
 		return
 	}
@@ -49,8 +51,8 @@ func relayChild(mode string) {
 	if _, err := fmt.Scan(&a, &b); err != nil {
 		os.Exit(1)
 	}
-	if mode == "netbatch" {
-		netBatch(c1, c2, a, b)
+	if mode == "netbatch" || mode == "netsrtp" {
+		netBatch(c1, c2, a, b, mode == "netsrtp")
 		return
 	}
 	go forward(c1, c2, a)
@@ -63,7 +65,12 @@ func relayChild(mode string) {
 // socket for the first's next packet, up to one packet time (a product
 // would need a backstop timer for a first stream that stops; none here).
 // The second socket is taken out of the netpoller (below).
-func netBatch(c1, c2 *net.UDPConn, a, b uint16) {
+//
+// With withSRTP it also does the phone's SRTP work on each packet: the
+// first stream's packets are encrypted before they go on (as the PBX's
+// toward the tab) and the second's decrypted (as the tab's toward the
+// PBX), with the profile browsers choose (floorSRTP).
+func netBatch(c1, c2 *net.UDPConn, a, b uint16, withSRTP bool) {
 	r1, err1 := c1.SyscallConn()
 	r2, err2 := c2.SyscallConn()
 	if err1 != nil || err2 != nil {
@@ -87,12 +94,29 @@ func netBatch(c1, c2 *net.UDPConn, a, b uint16) {
 	}
 	fd2 = dup
 	in, out := [2]uintptr{fd1, fd2}, [2]uintptr{fd2, fd1}
+	var enc, dec *srtp.Context
+	if withSRTP {
+		enc, dec = floorSRTP(), floorSRTP()
+	}
+	var hdr rtp.Header
+	sec := make([]byte, 1500)
 	relay := func(i int) bool {
 		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, in[i], uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
 		if e != 0 {
 			return false
 		}
-		_, _, _ = syscall.RawSyscall6(syscall.SYS_SENDTO, out[i], uintptr(unsafe.Pointer(&buf[0])), r, 0,
+		p := buf[:r]
+		switch {
+		case enc == nil:
+		case i == 0:
+			p, _ = enc.EncryptRTP(sec[:0], p, &hdr)
+		default:
+			p, _ = dec.DecryptRTP(sec[:0], p, &hdr)
+		}
+		if len(p) == 0 {
+			return true
+		}
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_SENDTO, out[i], uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0,
 			uintptr(unsafe.Pointer(&sa[i])), syscall.SizeofSockaddrInet4)
 		return true
 	}
@@ -142,6 +166,7 @@ func forward(in, out *net.UDPConn, port uint16) {
 var floorModes = map[string]string{
 	"netpoll":    "raw recvfrom/sendto, waits in the netpoller (the phone today)",
 	"netbatch":   "as netpoll, woken by the first stream only, both read in that wake (the second waits up to 20 ms)",
+	"netsrtp":    "as netbatch, with the first stream encrypted and the second decrypted (SRTP, AES-128-GCM)",
 	"epoll":      "one thread locked, epoll_wait as a system call holding its P (sysmon takes it after 10 ms)",
 	"epollblock": "one thread locked, epoll_wait after handing its P back at once (entersyscallblock)",
 	"nop":        "one thread that never comes back to Go between packets: epoll_wait, recvfrom, sendto alone, as a C relay",
@@ -187,14 +212,25 @@ func floor(tb *rig.TB, d time.Duration, mode string) {
 		go func() { // its stream, 20 ms apart, the second 7 ms after the first
 			time.Sleep(time.Duration(i) * 7 * time.Millisecond)
 			pkt := make([]byte, 172)
+			var ctx *srtp.Context // netsrtp: the second stream comes encrypted
+			if mode == "netsrtp" && i == 1 {
+				ctx = floorSRTP()
+			}
+			out := make([]byte, 1500)
 			tk := time.NewTicker(20 * time.Millisecond)
 			defer tk.Stop()
-			for {
+			for seq := uint16(0); ; seq++ {
 				select {
 				case <-stop:
 					return
 				case <-tk.C:
-					_, _ = c.WriteToUDPAddrPort(pkt, to)
+					h := rtp.Header{Version: 2, SequenceNumber: seq, Timestamp: uint32(seq) * 160, SSRC: uint32(7 + i)}
+					_, _ = h.MarshalTo(pkt)
+					p := pkt
+					if ctx != nil {
+						p, _ = ctx.EncryptRTP(out[:0], pkt, nil)
+					}
+					_, _ = c.WriteToUDPAddrPort(p, to)
 				}
 			}
 		}()
@@ -206,9 +242,13 @@ func floor(tb *rig.TB, d time.Duration, mode string) {
 	time.Sleep(d)
 	c1, s1, g1, wall := runTime(tb, pid), switches(tb, pid), got.Load(), time.Since(w0)
 	t1, _ := rig.ThreadsOf(pid)
-	fmt.Printf("floor %-10s %.3f%% of a core, %.0f wake-ups/s, %.0f packets/s forwarded (%s; no SRTP)\n   threads:%s\n",
+	what := floorModes[mode]
+	if mode != "netsrtp" {
+		what += "; no SRTP"
+	}
+	fmt.Printf("floor %-10s %.3f%% of a core, %.0f wake-ups/s, %.0f packets/s forwarded (%s)\n   threads:%s\n",
 		mode+":", 100*(c1-c0).Seconds()/wall.Seconds(), float64(s1-s0)/wall.Seconds(), float64(g1-g0)/wall.Seconds(),
-		floorModes[mode], threadLine(t0, t1, wall, relayTid))
+		what, threadLine(t0, t1, wall, relayTid))
 }
 
 // threadLine lists the threads that woke over the stretch, busiest first:
@@ -237,4 +277,18 @@ func threadLine(t0, t1 map[int]rig.Thread, wall time.Duration, relayTid int) str
 		fmt.Fprintf(&s, " %.0f/s %.3f%% [%s]%s;", x.sw, x.cpu, x.wait, mark)
 	}
 	return s.String()
+}
+
+// floorSRTP is an SRTP context with a fixed key: the relay's and its
+// peer's are the same, so what one encrypts the other decrypts.
+func floorSRTP() *srtp.Context {
+	key, salt := make([]byte, 16), make([]byte, 12)
+	for i := range key {
+		key[i] = byte(i + 1)
+	}
+	c, err := srtp.CreateContext(key, salt, srtp.ProtectionProfileAeadAes128Gcm)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

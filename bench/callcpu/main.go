@@ -96,7 +96,7 @@ func main() {
 	cmpPath := flag.String("cmp", "", "a second phone binary (e.g. main's) with a page of its own: its calls alternate with the first's, each figure beside the other's in the same stretch")
 	idle := flag.Bool("idle", true, "measure the idle phone (no page, page open) and the clicks on Call first")
 	floorRuns := flag.Bool("floor", true, "after each call, a bare Go relay of the same two streams for the same time (the floor)")
-	floorList := flag.String("floors", "netpoll,epoll,epollblock", "the floor relays run after each call (of netpoll, epoll, epollblock, batch, batchblock: floor.go)")
+	floorList := flag.String("floors", "netpoll,epoll,epollblock", "the floor relays run after each call (of netpoll, netbatch, netsrtp, nop, epoll, epollblock, batch, batchblock: floor.go)")
 	floorOnly := flag.Bool("floor-only", false, "run only the floor relays, -runs times, no call")
 	flag.Parse()
 	tb := &rig.TB{}
