@@ -45,7 +45,8 @@
 // never returns to Go between packets, as C would), epoll and epollblock (a
 // thread locked in epoll_wait holding its P or not), and netbatch, batch,
 // batchblock (woken by one stream, both read in that wake: fewer wake-ups
-// than packets); each prints every thread's wake-ups. -floor-only runs
+// than packets), netsrtp (netbatch doing the phone's SRTP work on each
+// packet, the phone's own floor); each prints every thread's wake-ups. -floor-only runs
 // just the relays, -runs times, with no call.
 // It prints figures; it asserts nothing about them.
 package main
