@@ -19,6 +19,7 @@ type TranscriptDB interface {
 	GetRecording(ctx context.Context, id string) (store.Recording, error)
 	WaitingTranscripts(ctx context.Context, after store.WaitingTranscript, limit int) ([]store.WaitingTranscript, error)
 	ClaimTranscript(ctx context.Context, recordingID, recogniser string) (bool, error)
+	RetryTranscript(ctx context.Context, recordingID, recogniser string) (bool, error)
 	GetTranscript(ctx context.Context, recordingID string) (store.Transcript, error)
 	SaveTranscript(ctx context.Context, t store.Transcript) error
 	ListTaxonomy(ctx context.Context) ([]store.TaxonomyEntry, error)
@@ -133,9 +134,13 @@ func (t *Transcripts) Wake() {
 	}
 }
 
-// Retry transcribes a recording again (after a failure, or with another
-// recogniser). Its transcript is pending from now on: the page that asked
-// shows it waiting, and it is run when the queue has room.
+// Retry transcribes a recording again after its transcript failed, with
+// the recogniser set now. Its transcript is pending from now on: the page
+// that asked shows it waiting, and it is run when the queue has room. A
+// transcript that is not failed is left as it is: two presses of "Try
+// again" read it failed, and the second came when the first's run was
+// under way (or done); it set that run's transcript back to pending and
+// queued it again.
 func (t *Transcripts) Retry(ctx context.Context, recordingID string) error {
 	if _, err := t.cfg.DB.GetRecording(ctx, recordingID); err != nil {
 		return err
@@ -143,8 +148,8 @@ func (t *Transcripts) Retry(ctx context.Context, recordingID string) error {
 	if !t.recogniserSet() {
 		return ErrNoTranscriber
 	}
-	tr := store.Transcript{RecordingID: recordingID, Recogniser: t.cfg.Settings().Transcription.Recogniser, Status: "pending", UpdatedAt: time.Now()}
-	if err := t.cfg.DB.SaveTranscript(ctx, tr); err != nil {
+	retried, err := t.cfg.DB.RetryTranscript(ctx, recordingID, t.cfg.Settings().Transcription.Recogniser)
+	if err != nil || !retried {
 		return err
 	}
 	return t.queue(ctx, recordingID)

@@ -13,8 +13,9 @@ import (
 	"github.com/softphone/softphone/store"
 )
 
-// retryRaceDB is the real store; the first pending save of one recording
-// (its "Try again") is held, once saved, until the hold is let go.
+// retryRaceDB is the real store; the first "Try again" of one recording
+// (its transcript made pending) is held, once saved, until the hold is let
+// go.
 type retryRaceDB struct {
 	*store.DB
 	id    string
@@ -24,14 +25,19 @@ type retryRaceDB struct {
 	done  chan string
 }
 
-func (d *retryRaceDB) SaveTranscript(ctx context.Context, t store.Transcript) error {
-	err := d.DB.SaveTranscript(ctx, t)
-	if err == nil && t.RecordingID == d.id && t.Status == "pending" {
+func (d *retryRaceDB) RetryTranscript(ctx context.Context, id, recogniser string) (bool, error) {
+	retried, err := d.DB.RetryTranscript(ctx, id, recogniser)
+	if err == nil && retried && id == d.id {
 		d.once.Do(func() {
 			close(d.saved)
 			<-d.hold
 		})
 	}
+	return retried, err
+}
+
+func (d *retryRaceDB) SaveTranscript(ctx context.Context, t store.Transcript) error {
+	err := d.DB.SaveTranscript(ctx, t)
 	if err == nil && t.Status == "done" {
 		d.done <- t.RecordingID
 	}
@@ -157,5 +163,95 @@ func TestScanRunsEachTranscriptOnce(t *testing.T) {
 	tr.resume(ctx)
 	if n := runs.Load(); n != 1 {
 		t.Fatalf("one scan ran the transcript %d times, want once", n)
+	}
+}
+
+// TestTryAgainTwiceRunsOnce: two presses of "Try again" on a failed
+// transcript both read it failed (ui_retry.go); the second Retry came
+// while the first's run was under way, or after it was done. It set the
+// running transcript back to pending (the page showed it waiting while it
+// ran), and after the run, replaced the done transcript with a run of its
+// own. A transcript that is not failed is now left as it is.
+func TestTryAgainTwiceRunsOnce(t *testing.T) {
+	home := t.TempDir()
+	db, err := store.OpenDB(filepath.Join(home, "softphone.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bg := context.Background()
+	ids := recordingsFor(t, db, home, 2)
+	if err := db.SaveTranscript(bg, store.Transcript{RecordingID: ids[0], Status: "failed", Error: "the recogniser was down", Recogniser: "http"}); err != nil {
+		t.Fatal(err)
+	}
+	settings := store.DefaultSettings()
+	settings.Transcription.Recogniser = "http"
+	started, release := make(chan struct{}, 8), make(chan struct{})
+	var runs atomic.Int32 // of the recogniser, both recordings
+	tr := NewTranscripts(TranscriptsConfig{DB: db, Home: home, Settings: func() store.Settings { return settings },
+		New: func(_, _, _, _ string) (audio.Transcriber, error) {
+			return fnTranscriber(func(context.Context, string) ([]audio.Segment, error) {
+				runs.Add(1)
+				started <- struct{}{}
+				<-release
+				return []audio.Segment{{StartS: 0, EndS: 0.1, Text: "hello"}}, nil
+			}), nil
+		}})
+	ctx, stop := context.WithCancel(bg)
+	served := make(chan error, 1)
+	go func() { served <- tr.Serve(ctx) }()
+	defer func() { stop(); <-served }()
+	var releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	defer let() // before Serve is waited for, on a failure too
+
+	if err := tr.Retry(bg, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the retried transcript did not start")
+	}
+	if err := tr.Retry(bg, ids[0]); err != nil { // the second press, while it runs
+		t.Fatal(err)
+	}
+	if got, err := db.GetTranscript(bg, ids[0]); err != nil || got.Status != "running" {
+		t.Fatalf("after a second Try again during the run: %q %v, want running", got.Status, err)
+	}
+	let()
+	waitTranscript(t, db, ids[0], "done")
+	if err := tr.Retry(bg, ids[0]); err != nil { // a late press, after it was made
+		t.Fatal(err)
+	}
+	// The second recording queued behind anything the presses queued: once
+	// it is made, they would have run too.
+	if err := tr.Enqueue(ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	waitTranscript(t, db, ids[1], "done")
+	got, err := db.GetTranscript(bg, ids[0])
+	if err != nil || got.Status != "done" || len(got.Segments) != 1 {
+		t.Fatalf("retried transcript: %+v %v", got, err)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("%d recogniser runs, want one for each recording", n)
+	}
+}
+
+// waitTranscript waits (the runner tells no one) until the transcript of
+// id has the status want.
+func waitTranscript(t *testing.T, db *store.DB, id, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := db.GetTranscript(context.Background(), id)
+		if err == nil && got.Status == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("transcript of %s: %q %v, want %s", id, got.Status, err, want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
