@@ -183,6 +183,14 @@ func (t *Transcripts) Serve(ctx context.Context) error {
 				t.keepQueued(context.WithoutCancel(ctx), id)
 				return nil
 			}
+			if !t.recogniserSet() {
+				// Set to none while these waited: they wait, pending, for
+				// a recogniser (Wake), as those of a phone started without
+				// one do. Each was marked failed, to be asked for again
+				// one by one with Try again.
+				t.keepQueued(ctx, id)
+				continue
+			}
 			if err := t.transcribe(ctx, id); err != nil {
 				t.log.Warn("transcript failed", "recording", id, "err", err)
 			}
