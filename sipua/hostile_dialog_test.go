@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emiago/sipgo/sip"
 	"github.com/google/uuid"
 
 	"github.com/softphone/softphone/audio"
@@ -724,4 +725,27 @@ func TestRequestBeforeAckKeepsCall(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAnswerNeverAckedSendsBye: the caller never acknowledges the phone's
+// 200 (its ACK lost for good: a NAT that drops it, a caller gone). After
+// resending the 200 for 64*T1 the phone ends the call as failed and, as
+// RFC 3261 13.3.1.4 says it SHOULD, sends BYE: the dialog counts as
+// confirmed and the caller may think the call is up. It ended the call
+// here without a word to the caller.
+func TestAnswerNeverAckedSendsBye(t *testing.T) {
+	p, r := rawCallerPhone(t, autoAnswer)
+	if res := r.invite(""); statusOf(res) != 200 {
+		t.Fatalf("auto-answer: %.40q", res)
+	}
+	c := p.waitState("", StateActive, 5*time.Second)
+	bye, ok := r.requestFromPhone("BYE", 64*sip.T1+10*time.Second)
+	if !ok {
+		t.Fatalf("no BYE within 64*T1 of an answer never acknowledged: %+v", p.Calls())
+	}
+	r.answer(bye, "200 OK", "", "")
+	ended := p.waitState(c.ID, StateEnded, 5*time.Second)
+	if ended.Reason != ReasonFailed {
+		t.Fatalf("ended %s/%s, want failed", ended.Reason, ended.Outcome)
+	}
 }

@@ -324,6 +324,10 @@ func (c *call) sendAnswer(res *sip.Response) {
 			c.p.log.Info("answer not confirmed", "call", c.id, "error", err)
 			_ = c.do(context.Background(), func() error {
 				if c.c.State != StateEnded {
+					// RFC 3261 13.3.1.4: no ACK for 64*T1, the dialog is
+					// confirmed all the same and the session SHOULD end
+					// with a BYE (the caller may think the call is up).
+					c.bye()
 					c.end(ReasonFailed, OutcomeAnswered)
 				}
 				return nil
