@@ -255,10 +255,11 @@ func traceOwner(e traceEntry) *sipTrace {
 
 // owns says whether a message went through one of st's sockets: its UDP
 // listener, a connection accepted by its TCP listener, or a socket its
-// sipgo user agent opened. sipgo dials a socket of its own (UDP too, from a
-// new port) for a request without a local address, as a dialog's requests
-// to a far end's Contact it never heard from, and keeps it in its pool
-// under its local address as well as the remote one.
+// sipgo user agent opened. sipgo dials a connection of its own for a TCP
+// request to an address it has none with (a dialog's request to a far
+// end's Contact) and keeps it in its pool under its local address as well
+// as the remote one; a UDP request leaves from the listener
+// (fromListener), the pool's UDP sockets are looked at all the same.
 func (st *stack) owns(transport, laddr, raddr string) bool {
 	if transport == "UDP" && laddr == st.udpAddr {
 		return true

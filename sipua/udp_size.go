@@ -2,6 +2,7 @@ package sipua
 
 import (
 	"context"
+	"net"
 
 	"github.com/emiago/sipgo/sip"
 )
@@ -29,6 +30,7 @@ type tcpFallback struct {
 }
 
 func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientTransaction, error) {
+	f.st.fromListener(req)
 	if req.IsAck() {
 		// Without a transaction (the ACK of a 2xx): straight to the transport.
 		return nil, f.st.ua.TransportLayer().WriteMsg(req)
@@ -49,4 +51,21 @@ func (f tcpFallback) Request(ctx context.Context, req *sip.Request) (sip.ClientT
 		sentInvite(req, tx)
 	}
 	return tx, nil
+}
+
+// fromListener has a UDP request that names no local address leave from
+// the SIP listener, the port our Via and Contact name. sipgo's dialog
+// sessions build in-dialog requests without the client's local address
+// (its WithClientConnectionAddr is applied only when a request is built
+// in full), so a request to an address that never sent us a packet (a
+// Contact other than the PBX's proxy) left from a new socket on 0.0.0.0
+// and an ephemeral port: a port-restricted NAT drops the answers to it,
+// and with sip.listen on one interface it could leave from another.
+func (st *stack) fromListener(req *sip.Request) {
+	if st.udpConn == nil || req.Transport() != "UDP" || req.Laddr.IP != nil {
+		return
+	}
+	if a, ok := st.udpConn.LocalAddr().(*net.UDPAddr); ok {
+		req.Laddr = sip.Addr{IP: a.IP, Port: a.Port}
+	}
 }
