@@ -121,6 +121,7 @@ func startStack(ctx context.Context, listen, product string, log *slog.Logger, t
 		InsecureSkipVerify: true, //nolint:gosec
 		VerifyConnection:   st.cas.verify,
 	}
+	sipgoDefaultLogger(log)
 	ua, err := sipgo.NewUA(sipgo.WithUserAgent(product), sipgo.WithUserAgenTLSConfig(tlsConf),
 		sipgo.WithUserAgentTransportLayerOptions(transportLogger(log)), transactionLogger(log))
 	if err != nil {

@@ -3,7 +3,9 @@ package sipua
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/emiago/sipgo"
 	"github.com/emiago/sipgo/sip"
@@ -38,6 +40,47 @@ func transactionLogger(log *slog.Logger) sipgo.UserAgentOption {
 		}))
 }
 
+// The lines sipgo writes to its package-wide logger (sip.DefaultLogger:
+// its connections' "ref went negative", a bookkeeping slip of its own)
+// went to slog's default one, on stderr at Warn, several a minute on a
+// busy phone. They go to the phone's log now, at Debug (transportHandler):
+// nothing the person can act on. sipgo's variable may be set only before
+// any of its code runs, so it is set once, at init, to a logger that
+// writes to the log of the stack started last (sipgoDefaultLogger): one
+// for the process, and a second phone in it (tests, a settings change's
+// new stack) takes it over.
+var sipgoLogTo atomic.Pointer[slog.Logger]
+
+func init() { sip.SetDefaultLogger(slog.New(sipgoHandler{})) }
+
+func sipgoDefaultLogger(log *slog.Logger) { sipgoLogTo.Store(log) }
+
+// sipgoHandler forwards to the stack's log (slog's default before there
+// is one), with the attributes sipgo added; groups are not kept.
+type sipgoHandler struct{ attrs []slog.Attr }
+
+func (sipgoHandler) target() slog.Handler {
+	if l := sipgoLogTo.Load(); l != nil {
+		return transportHandler{l.Handler()}
+	}
+	return slog.Default().Handler()
+}
+
+func (h sipgoHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.target().Enabled(ctx, l) // a line it demotes is looked at again at Debug (transportHandler)
+}
+
+func (h sipgoHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.AddAttrs(h.attrs...)
+	return h.target().Handle(ctx, r)
+}
+
+func (h sipgoHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return sipgoHandler{attrs: append(slices.Clip(h.attrs), as...)}
+}
+
+func (h sipgoHandler) WithGroup(string) slog.Handler { return h }
+
 type transportHandler struct{ slog.Handler }
 
 // strangersError tells a transaction layer's line about a message it
@@ -55,7 +98,8 @@ func strangersError(r slog.Record) bool {
 }
 
 func (h transportHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "failed to parse" || strangersError(r) {
+	if r.Message == "failed to parse" || strangersError(r) || strings.HasSuffix(r.Message, "ref went negative") ||
+		strings.HasSuffix(r.Message, "ref went negative on try close") {
 		r.Level = slog.LevelDebug
 		if !h.Handler.Enabled(ctx, r.Level) {
 			return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emiago/sipgo/sip"
 	"github.com/google/uuid"
 
 	"github.com/softphone/softphone/internal/testpeer"
@@ -114,5 +115,31 @@ func TestTransactionLayerLogsToThePhone(t *testing.T) {
 	}
 	if strings.Contains(out.String(), secret) {
 		t.Error("the phone's log holds a message's body")
+	}
+}
+
+// TestSipgoDefaultLoggerIsThePhones: what sipgo writes to its package-wide
+// logger (its connections' "ref went negative", seen at Warn on stderr in
+// every run of the suite) goes to the phone's log at Debug, and nothing of
+// it to slog's default logger.
+func TestSipgoDefaultLoggerIsThePhones(t *testing.T) {
+	var def syncBuf
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&def, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	var out syncBuf
+	logger := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: 9, Transport: "udp", Enabled: true}
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID}, Accounts: []store.Account{acc}}
+	startPhoneWith(t, s, secretMap{}, nil, func(c *Config) { c.Logger = logger })
+	sip.DefaultLogger().Warn("TCP ref went negative", "ip", "127.0.0.1:5060", "ref", -1)
+	sip.DefaultLogger().Warn("UDP ref went negative on try close", "src", "127.0.0.1:5060", "ref", -1)
+	for _, want := range []string{`level=DEBUG msg="TCP ref went negative"`, `level=DEBUG msg="UDP ref went negative on try close"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the phone's log has no %s:\n%.2000s", want, out.String())
+		}
+	}
+	if strings.Contains(def.String(), "ref went negative") {
+		t.Errorf("slog's default logger got sipgo's lines:\n%s", def.String())
 	}
 }
