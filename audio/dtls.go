@@ -60,8 +60,12 @@ type DTLSParams struct {
 	Fingerprint string // the far end's a=fingerprint, "sha-256 AB:CD:..."
 	// TLSID is the far end's a=tls-id (RFC 8842), "" when it sent none:
 	// a new value names a new association even with the same certificate.
-	TLSID  string
-	OnDone func(err error)
+	TLSID string
+	// Restart makes a new association even when the far end's SDP names
+	// the one there is: its handshake failed (during early media, where
+	// no call can be hung up yet, and the answer says the same).
+	Restart bool
+	OnDone  func(err error)
 }
 
 // dtlsComp carries DTLS records between the session's RTP socket and
@@ -229,7 +233,7 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 	// A tls-id only tells when both SDPs have one: a far end that starts
 	// (or stops) sending it is not taken for a new association.
 	sameID := old == nil || old.tlsID == "" || p.TLSID == "" || old.tlsID == p.TLSID
-	if old != nil && old.client == p.Client && old.fp == want && sameID {
+	if old != nil && !p.Restart && old.client == p.Client && old.fp == want && sameID {
 		if old.tlsID == "" {
 			old.tlsID = p.TLSID // from now on it tells
 		}
@@ -250,8 +254,13 @@ func (s *Session) StartDTLS(p DTLSParams) error {
 		s.latched, s.dtlsFrom = false, netip.AddrPort{}
 	}
 	s.mu.Unlock()
-	if old != nil {
+	switch {
+	case old != nil && p.Restart:
+		s.eng.log.Info("DTLS-SRTP handshake again: the last one failed", "call", s.cfg.CallID)
+	case old != nil:
 		s.eng.log.Info("far end's DTLS changed (fingerprint, role or tls-id): new DTLS-SRTP handshake", "call", s.cfg.CallID)
+	}
+	if old != nil {
 		old.retire()
 	}
 	opts := []dtls.Option{

@@ -21,6 +21,10 @@ type dtlsPlan struct {
 	tlsID       string // the far end's a=tls-id, "" without one
 	started     bool
 	toldID      string // the tls-id the media session was told
+	// failed is why the handshake failed during early media (no dialog
+	// to hang up yet): the next media the far end's SDP starts, its
+	// answer's, runs a new one (startDTLS).
+	failed error
 }
 
 // isDTLSProto reports an m= proto of DTLS-SRTP (RFC 5764 8).
@@ -202,14 +206,19 @@ func (c *call) holdForDTLS() {
 // media sends nothing until the keys are there.
 func (c *call) startDTLS() error {
 	d := c.sec.dtls
-	if d == nil || (d.started && d.toldID == d.tlsID) {
+	if d == nil || (d.started && d.toldID == d.tlsID && d.failed == nil) {
 		return nil
 	}
 	ds, ok := c.media.(dtlsStarter)
 	if !ok {
 		return fmt.Errorf("media session %T: %w", c.media, errNotEncrypted)
 	}
-	if d.started {
+	restart := d.failed != nil
+	if restart {
+		c.p.log.Info("DTLS-SRTP handshake again after it failed during early media", "call", c.id, "error", d.failed)
+		d.failed = nil
+	}
+	if d.started && !restart {
 		// The running association's far end named it (a tls-id it did
 		// not send before): the media keeps it and learns the name, so
 		// that a later new one restarts it there too.
@@ -220,7 +229,7 @@ func (c *call) startDTLS() error {
 	log := c.p.log
 	media := c.media
 	d.toldID = d.tlsID
-	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID, OnDone: func(err error) {
+	err := ds.StartDTLS(audio.DTLSParams{Client: d.client, Fingerprint: d.fingerprint, TLSID: d.tlsID, Restart: restart, OnDone: func(err error) {
 		if err == nil {
 			log.Info("DTLS-SRTP established", "call", id)
 			return
@@ -241,8 +250,12 @@ func (c *call) startDTLS() error {
 // or no handshake came within audio's time. The call stayed up, silent
 // for good, with its lock closed, and nothing told the person why. A
 // handshake replaced by a new association (a new plan, or new media) or
-// one of a call that has gone says nothing; one of early media (no
-// dialog to hang up yet) is logged, the answer's SDP decides.
+// one of a call that has gone says nothing. One of early media (no dialog
+// to hang up yet) is logged and kept: the answer runs a new handshake
+// (a far end that does DTLS only once answered, one whose early media
+// came from elsewhere), whose failure ends the call. The answer used to
+// take the failed association as it was: the call went active, silent
+// for good, and nothing told the person.
 func (c *call) dtlsFailed(media MediaSession, d *dtlsPlan, err error) {
 	if c.media != media || c.sec.dtls != d || c.c.State == StateEnded {
 		return
@@ -252,6 +265,7 @@ func (c *call) dtlsFailed(media MediaSession, d *dtlsPlan, err error) {
 		c.endNotEncrypted(fmt.Errorf("DTLS-SRTP handshake: %w", err))
 	default:
 		c.p.log.Warn("DTLS-SRTP handshake of early media failed", "call", c.id, "error", err)
+		d.failed = err
 	}
 }
 

@@ -276,6 +276,13 @@ func (c *call) onAnswered(sess *sipgo.DialogClientSession) error {
 		c.end(ReasonFailed, OutcomeFailed)
 		return errAnswerMedia
 	}
+	// An answer without SDP keeps early media's: a handshake that failed
+	// then runs again now (a no-op otherwise; applyMedia did it above for
+	// an answer with SDP).
+	if err := c.startDTLS(); err != nil {
+		c.endNotEncrypted(err)
+		return fmt.Errorf("%w: %w", errAnswerMedia, err)
+	}
 	if ct := res.Contact(); ct != nil {
 		_, _, c.c.URI = partyOf("", ct.Address)
 	}
