@@ -108,10 +108,16 @@ const tagSep = "\x1f"
 // order), in one statement. Rowids no longer in the table are left out; the
 // order of the answer is not that of rows.
 func (db *DB) HistoryRows(ctx context.Context, rows []int64) ([]HistoryRow, error) {
-	if len(rows) == 0 {
+	return db.historyRowsOn(ctx, "h.rowid = j.value", rows, len(rows))
+}
+
+// historyRowsOn reads the entries joined to the JSON array of keys by on
+// (j.value is a key), with their tags, in one statement.
+func (db *DB) historyRowsOn(ctx context.Context, on string, keys any, n int) ([]HistoryRow, error) {
+	if n == 0 {
 		return nil, nil
 	}
-	ids, err := json.Marshal(rows)
+	ids, err := json.Marshal(keys)
 	if err != nil {
 		return nil, err
 	}
@@ -121,13 +127,13 @@ func (db *DB) HistoryRows(ctx context.Context, rows []int64) ([]HistoryRow, erro
 	}
 	q := "SELECT h.rowid, h.rev, " + prefixed("h.", historyColumns) +
 		", (SELECT group_concat(code, char(31)) FROM (SELECT code FROM history_tags WHERE history_id = h.id ORDER BY code))" +
-		" FROM json_each(?) j JOIN history h ON h.rowid = j.value"
+		" FROM json_each(?) j JOIN history h ON " + on
 	res, err := sdb.QueryContext(ctx, q, string(ids))
 	if err != nil {
 		return nil, fmt.Errorf("history rows: %w", err)
 	}
 	defer res.Close()
-	out := make([]HistoryRow, 0, len(rows))
+	out := make([]HistoryRow, 0, n)
 	for res.Next() {
 		var r HistoryRow
 		var tags sql.NullString

@@ -37,6 +37,7 @@ type DB interface {
 	GetHistory(ctx context.Context, id string) (store.HistoryEntry, error)
 	HistoryPage(ctx context.Context, f store.HistoryFilter, into []store.HistoryRef) ([]store.HistoryRef, error)
 	HistoryRows(ctx context.Context, rows []int64) ([]store.HistoryRow, error)
+	HistoryByCalls(ctx context.Context, callIDs []string) ([]store.HistoryEntry, error)
 	// EditHistory replaces the note and the tags given (nil: kept) in one
 	// transaction.
 	EditHistory(ctx context.Context, id string, note *string, codes *[]string) error

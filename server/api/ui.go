@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,16 +47,9 @@ func (s *Server) uiList(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hist, err := s.cfg.DB.ListHistory(ctx, store.HistoryFilter{Limit: historyMax})
+	byCall, err := s.historyOfRecordings(ctx, recs...)
 	if err != nil {
 		return err
-	}
-	byRec := make(map[string]store.HistoryEntry, len(hist))
-	for _, h := range hist {
-		if h.Recording != "" {
-			byRec[h.Recording] = h
-		}
-		byRec["call:"+h.CallID] = h
 	}
 	tax, err := s.taxonomyIndex(c)
 	if err != nil {
@@ -63,13 +57,31 @@ func (s *Server) uiList(c fiber.Ctx) error {
 	}
 	rows := make([]views.RecordingRow, 0, len(recs))
 	for _, r := range recs {
-		h, ok := byRec[r.ID]
-		if !ok {
-			h = byRec["call:"+r.CallID]
-		}
-		rows = append(rows, s.recordingRow(r, h, tax))
+		rows = append(rows, s.recordingRow(r, byCall[r.CallID], tax))
 	}
 	return render(c, views.RecordingsPage(s.uiLang(), s.cur.Load().Appearance.Theme, rows))
+}
+
+// historyOfRecordings gives the history entries of the recordings' calls,
+// by call id, however old the calls: the pages looked for them among the
+// newest 1,000 entries, so the recordings of older calls showed no number,
+// outcome or tags.
+func (s *Server) historyOfRecordings(ctx context.Context, recs ...store.Recording) (map[string]store.HistoryEntry, error) {
+	ids := make([]string, 0, len(recs))
+	for _, r := range recs {
+		if r.CallID != "" {
+			ids = append(ids, r.CallID)
+		}
+	}
+	hist, err := s.cfg.DB.HistoryByCalls(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byCall := make(map[string]store.HistoryEntry, len(hist))
+	for _, h := range hist {
+		byCall[h.CallID] = h
+	}
+	return byCall, nil
 }
 
 func (s *Server) taxonomyIndex(c fiber.Ctx) (map[string]store.TaxonomyEntry, error) {
@@ -126,15 +138,11 @@ func (s *Server) uiRecording(c fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var h store.HistoryEntry
-	if hist, err := s.cfg.DB.ListHistory(c.Context(), store.HistoryFilter{Limit: historyMax}); err == nil {
-		for _, e := range hist {
-			if e.Recording == r.ID || (e.CallID != "" && e.CallID == r.CallID) {
-				h = e
-				break
-			}
-		}
+	byCall, err := s.historyOfRecordings(c.Context(), r)
+	if err != nil {
+		return err
 	}
+	h := byCall[r.CallID]
 	tax, err := s.taxonomyIndex(c)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/softphone/softphone/store"
 )
 
 func TestRecordingPages(t *testing.T) {
@@ -113,6 +117,40 @@ func TestAudioPathStaysInRecordings(t *testing.T) {
 		_, got := s.audioPath(storeRecording(path))
 		if got != ok {
 			t.Errorf("%s: %v, want %v", path, got, ok)
+		}
+	}
+}
+
+// TestRecordingPagesOfOldCalls: a recording whose call has 1,000 newer
+// calls in the history still shows its party, outcome and tags on both
+// recordings pages. They looked for the call among the newest 1,000
+// entries and showed an empty row past them.
+func TestRecordingPagesOfOldCalls(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed()
+	id := s.recording.ID
+	ctx := context.Background()
+	var ws []store.HistoryWrite
+	for i := range historyMax {
+		start := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+		h := store.HistoryEntry{CallID: uuid.NewString(), SeanceID: uuid.NewString(), AccountID: accountA, Direction: "out",
+			Number: "+4940" + itoa(i), Outcome: "failed", Reason: "remote-hangup", AnsweredBy: "no", StartedAt: start, EndedAt: start.Add(time.Second)}
+		ws = append(ws, store.HistoryWrite{Kind: store.HistoryStart, Entry: h}, store.HistoryWrite{Kind: store.HistoryFinish, Entry: h})
+	}
+	for i, err := range e.db.WriteHistory(ctx, ws) {
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	for _, path := range []string{"/ui", "/ui/recordings/" + id} {
+		r := e.get(path)
+		if r.status != 200 {
+			t.Fatalf("%s: %d", path, r.status)
+		}
+		for _, want := range []string{"+493010", "Ada Lovelace", "answered", `<span class="chip">Sales</span>`} {
+			if !strings.Contains(string(r.body), want) {
+				t.Errorf("%s lacks %q", path, want)
+			}
 		}
 	}
 }
