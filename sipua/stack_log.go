@@ -98,8 +98,7 @@ func strangersError(r slog.Record) bool {
 }
 
 func (h transportHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "failed to parse" || strangersError(r) || strings.HasSuffix(r.Message, "ref went negative") ||
-		strings.HasSuffix(r.Message, "ref went negative on try close") {
+	if r.Message == "failed to parse" || strangersError(r) || strings.Contains(r.Message, "ref went negative") {
 		r.Level = slog.LevelDebug
 		if !h.Handler.Enabled(ctx, r.Level) {
 			return nil
