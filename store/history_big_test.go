@@ -104,19 +104,7 @@ func TestListHistoryUsesIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, where := range []string{"", "WHERE outcome = 'missed'", "WHERE declined = 1", "WHERE account_id = 'acc-a'"} {
-		var plan []struct {
-			ID, Parent, Notused int
-			Detail              string
-		}
-		q := "EXPLAIN QUERY PLAN SELECT * FROM history " + where + " ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100"
-		if err := db.g.Raw(q).Scan(&plan).Error; err != nil {
-			t.Fatal(err)
-		}
-		var details []string
-		for _, p := range plan {
-			details = append(details, p.Detail)
-		}
-		all := strings.Join(details, "; ")
+		all := queryPlan(t, db, "SELECT * FROM history "+where+" ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100")
 		if strings.Contains(all, "TEMP B-TREE") || !strings.Contains(all, "INDEX") {
 			t.Errorf("%q: plan %q sorts or scans", where, all)
 		}

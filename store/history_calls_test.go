@@ -46,21 +46,7 @@ func TestHistoryByCalls(t *testing.T) {
 	if got, err := db.HistoryByCalls(ctx, nil); err != nil || len(got) != 0 {
 		t.Fatalf("no calls: %v %v", got, err)
 	}
-	rows, err := db.rd.Query("EXPLAIN QUERY PLAN SELECT h.rowid FROM json_each(?) j JOIN history h ON h.call_id = j.value", `["call-a"]`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	if p := strings.Join(plan, "; "); !strings.Contains(p, "(call_id=?)") || strings.Contains(p, "SCAN h") {
+	if p := queryPlan(t, db, "SELECT h.rowid FROM json_each(?) j JOIN history h ON h.call_id = j.value", `["call-a"]`); !strings.Contains(p, "(call_id=?)") || strings.Contains(p, "SCAN h") {
 		t.Errorf("plan %q: want the history found by its call_id index", p)
 	}
 }

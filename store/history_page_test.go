@@ -95,19 +95,7 @@ func TestHistoryPageIndexOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, where := range []string{"open = 0", "outcome = 'missed' AND open = 0", "declined = 1 AND open = 0"} {
-		var plan []struct {
-			ID, Parent, Notused int
-			Detail              string
-		}
-		q := "EXPLAIN QUERY PLAN SELECT rowid, rev FROM history WHERE " + where + " ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100"
-		if err := db.g.Raw(q).Scan(&plan).Error; err != nil {
-			t.Fatal(err)
-		}
-		var details []string
-		for _, p := range plan {
-			details = append(details, p.Detail)
-		}
-		all := strings.Join(details, "; ")
+		all := queryPlan(t, db, "SELECT rowid, rev FROM history WHERE "+where+" ORDER BY seq DESC, started_at DESC, id DESC LIMIT 100")
 		if strings.Contains(all, "TEMP B-TREE") || !strings.Contains(all, "COVERING INDEX history_page") {
 			t.Errorf("%q: plan %q is not an index-only walk", where, all)
 		}

@@ -106,21 +106,7 @@ func TestHistoryWalksPlans(t *testing.T) {
 	db := openTestDB(t)
 	fillHistory(t, db, 2000)
 	for i, q := range historyWalks[:3] {
-		rows, err := db.rd.Query("EXPLAIN QUERY PLAN " + q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		p := strings.Join(plan, "; ")
+		p := queryPlan(t, db, q)
 		// The missed and the declined walks read their partial index
 		// (0022), which holds only their entries.
 		want := [...]string{"COVERING INDEX history_page ", "COVERING INDEX history_page_missed", "COVERING INDEX history_page_declined"}[i]

@@ -72,21 +72,7 @@ func TestWaitingTranscripts(t *testing.T) {
 func TestWaitingTranscriptsPlan(t *testing.T) {
 	db := openTestDB(t)
 	waitingFixture(t, db, 500)
-	rows, err := db.rd.Query("EXPLAIN QUERY PLAN "+waitingTranscriptsSQL, 0, "", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	p := strings.Join(plan, "; ")
+	p := queryPlan(t, db, waitingTranscriptsSQL, 0, "", 100)
 	if !strings.Contains(p, "INDEX transcripts_waiting") || strings.Contains(p, "TEMP B-TREE") {
 		t.Errorf("plan %q: want the index transcripts_waiting and no sort", p)
 	}
