@@ -176,8 +176,9 @@ var floorModes = map[string]string{
 
 // floor runs the relay for d with two peers in this process sending a PCMU
 // sized packet every 20 ms each, and prints its CPU and wake-ups, in all
-// and of each thread that woke (the relay's own thread is marked).
-func floor(tb *rig.TB, d time.Duration, mode string) {
+// and of each thread that woke (the relay's own thread is marked); it
+// gives the CPU, in % of a core.
+func floor(tb *rig.TB, d time.Duration, mode string) float64 {
 	cmd := exec.Command(os.Args[0], relayArg, mode)
 	in, out := rig.StartChild(tb, cmd, false)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
@@ -246,9 +247,11 @@ func floor(tb *rig.TB, d time.Duration, mode string) {
 	if mode != "netsrtp" {
 		what += "; no SRTP"
 	}
+	pct := 100 * (c1 - c0).Seconds() / wall.Seconds()
 	fmt.Printf("floor %-10s %.3f%% of a core, %.0f wake-ups/s, %.0f packets/s forwarded (%s)\n   threads:%s\n",
-		mode+":", 100*(c1-c0).Seconds()/wall.Seconds(), float64(s1-s0)/wall.Seconds(), float64(g1-g0)/wall.Seconds(),
+		mode+":", pct, float64(s1-s0)/wall.Seconds(), float64(g1-g0)/wall.Seconds(),
 		what, threadLine(t0, t1, wall, relayTid))
+	return pct
 }
 
 // threadLine lists the threads that woke over the stretch, busiest first:
