@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/server/httplimit"
 )
 
 // bodyLimit is the largest request body taken (rest-api.md leaves it open;
@@ -28,6 +29,9 @@ func (s *Server) newApp(l *listener) *fiber.App {
 			var fe *fiber.Error
 			if errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge {
 				err = fail(fe.Code, msgTooLarge)
+				// The body is still coming, unread: the close waits for it
+				// so that the client reads this 413, not a reset.
+				httplimit.Linger(c.RequestCtx().Conn())
 			} else if errors.As(err, &fe) && fe.Code == fiber.StatusBadRequest {
 				// fasthttp's parse errors quote the request as it came, its
 				// headers (a token among them) and its buffer's size.

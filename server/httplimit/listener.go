@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -184,6 +185,7 @@ type conn struct {
 	reading, writing atomic.Bool
 	answered         atomic.Bool // written since the last read that brought bytes: the next read waits for a request
 	manual           atomic.Bool // the caller set the read deadline: rd is the caller's
+	linger           atomic.Bool // Linger: Close ends the connection in stages
 	closed           sync.Once
 }
 
@@ -262,13 +264,55 @@ func (c *conn) SetWriteDeadline(time.Time) error { return nil }
 func (c *conn) SetDeadline(t time.Time) error { return c.SetReadDeadline(t) }
 
 func (c *conn) Close() error {
+	err := net.ErrClosed
 	c.closed.Do(func() {
-		c.ln.mu.Lock()
-		delete(c.ln.conns, c)
-		if len(c.ln.conns) == 0 {
-			c.ln.poke() // a sleeping sweep ends now, not at its deadline
+		if c.linger.Load() {
+			if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+				go c.lingerClose()
+				err = nil
+				return
+			}
 		}
-		c.ln.mu.Unlock()
+		c.release()
+		err = c.Conn.Close()
 	})
-	return c.Conn.Close()
+	return err
+}
+
+// release takes the connection off the listener's count.
+func (c *conn) release() {
+	c.ln.mu.Lock()
+	delete(c.ln.conns, c)
+	if len(c.ln.conns) == 0 {
+		c.ln.poke() // a sleeping sweep ends now, not at its deadline
+	}
+	c.ln.mu.Unlock()
+}
+
+// lingerTime and lingerBytes bound what a lingering close reads and drops.
+const (
+	lingerTime  = time.Second
+	lingerBytes = 1 << 20
+)
+
+// Linger has nc's Close end the connection in stages (RFC 9112 9.6): its
+// answer was written without the request's body being read (fasthttp
+// refuses a body over its limit unread, 413), and a close with bytes
+// unread has the kernel send a reset, which reached the client while it
+// was still sending the body, so it saw "connection reset by peer"
+// instead of the 413. Close then sends FIN, reads and drops what the
+// client still sends, for at most lingerTime and lingerBytes, and only
+// then closes; the connection counts against the listener's limit until
+// then. Connections of other kinds than the listener's are left alone.
+func Linger(nc net.Conn) {
+	if c, ok := nc.(*conn); ok {
+		c.linger.Store(true)
+	}
+}
+
+func (c *conn) lingerClose() {
+	_ = c.Conn.SetReadDeadline(time.Now().Add(lingerTime))
+	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
+	c.release()
+	_ = c.Conn.Close()
 }
