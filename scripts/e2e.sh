@@ -30,6 +30,9 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   node server/web/e2e/micrefused.mjs "$BIN" || rc=1
   # A copy of the phone page in another tab is a tab of its own.
   node server/web/e2e/tabcopy.mjs "$BIN" || rc=1
+  # The phone killed, then started again, under an open page (Chromium and
+  # Firefox ESR): the page says so; a contacts file too large is refused in words.
+  node server/web/e2e/phonegone.mjs "$BIN" || rc=1
   # A ring held by the autoplay policy says so; one click lets it sound.
   node server/web/e2e/ringheld.mjs "$BIN" || rc=1
   # A microphone switched during a fallback call leaves no old chain behind.

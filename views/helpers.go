@@ -87,3 +87,9 @@ func desktopState(l L, i DesktopItem) string {
 	}
 	return l.T("desktop.no")
 }
+
+// ImportMax bounds a contacts file (about 40,000 vCards): the page's file
+// field carries it (data-max) and refuses a larger file before it is sent;
+// the server refuses one all the same. The server's body limit (8 MiB)
+// leaves room for the form around it.
+const ImportMax = 4 << 20

@@ -183,9 +183,11 @@ type conn struct {
 	ln               *listener
 	rd, wd           atomic.Int64
 	reading, writing atomic.Bool
-	answered         atomic.Bool // written since the last read that brought bytes: the next read waits for a request
-	manual           atomic.Bool // the caller set the read deadline: rd is the caller's
-	linger           atomic.Bool // Linger: Close ends the connection in stages
+	answered         atomic.Bool  // written since the last read that brought bytes: the next read waits for a request
+	manual           atomic.Bool  // the caller set the read deadline: rd is the caller's
+	linger           atomic.Bool  // Linger: Close ends the connection in stages
+	lingerFor        atomic.Int64 // ... reading at most this long (ns)
+	lingerUpTo       atomic.Int64 // ... and this many bytes
 	closed           sync.Once
 }
 
@@ -304,15 +306,22 @@ const (
 // client still sends, for at most lingerTime and lingerBytes, and only
 // then closes; the connection counts against the listener's limit until
 // then. Connections of other kinds than the listener's are left alone.
-func Linger(nc net.Conn) {
+func Linger(nc net.Conn) { LingerFor(nc, lingerBytes, lingerTime) }
+
+// LingerFor is Linger with other bounds: a client the server trusts (the
+// phone page's own session) may be let finish a larger body, so that a
+// browser that reads no answer before its upload ends (Firefox) reads it.
+func LingerFor(nc net.Conn, upTo int64, d time.Duration) {
 	if c, ok := nc.(*conn); ok {
+		c.lingerUpTo.Store(upTo)
+		c.lingerFor.Store(int64(d))
 		c.linger.Store(true)
 	}
 }
 
 func (c *conn) lingerClose() {
-	_ = c.Conn.SetReadDeadline(time.Now().Add(lingerTime))
-	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
+	_ = c.Conn.SetReadDeadline(time.Now().Add(time.Duration(c.lingerFor.Load())))
+	_, _ = io.CopyN(io.Discard, c.Conn, c.lingerUpTo.Load())
 	c.release()
 	_ = c.Conn.Close()
 }

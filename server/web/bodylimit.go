@@ -1,6 +1,12 @@
 package web
 
-import "github.com/valyala/fasthttp"
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/softphone/softphone/server/httplimit"
+	"github.com/valyala/fasthttp"
+)
 
 // strangerBodyLimit bounds the body of a request without a session: none
 // needs more than a small form (POST /dial with the home's key); the answer
@@ -19,4 +25,29 @@ func (s *Server) requestConfig(h *fasthttp.RequestHeader) fasthttp.RequestConfig
 		return fasthttp.RequestConfig{}
 	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: strangerBodyLimit}
+}
+
+// sessionLinger bounds what the close after a 413 reads of the rest of a
+// body sent by the phone's own page: Firefox reads no answer before its
+// upload ends, and a close after httplimit's 1 MiB reset its connection,
+// so the page heard nothing (a contacts file the page's own check missed).
+const (
+	sessionLingerBytes = 64 << 20
+	sessionLingerTime  = 10 * time.Second
+)
+
+// linger ends the connection of a 413 in stages (httplimit.Linger): for
+// the phone's own page up to the body's announced length (at most
+// sessionLingerBytes), for anyone else httplimit's small default.
+func (s *Server) linger(c fiber.Ctx) {
+	conn := c.RequestCtx().Conn()
+	if _, ok := s.sessions.get(c.Cookies(s.sessionCookie())); !ok {
+		httplimit.Linger(conn)
+		return
+	}
+	n := int64(c.Request().Header.ContentLength())
+	if n <= 0 || n > sessionLingerBytes {
+		n = sessionLingerBytes
+	}
+	httplimit.LingerFor(conn, n, sessionLingerTime)
 }

@@ -113,6 +113,9 @@ func (s *Server) exportContacts(c fiber.Ctx) error {
 	return c.Send(buf.Bytes())
 }
 
+// importMax bounds a contacts file (views.ImportMax).
+const importMax = views.ImportMax
+
 // importContacts is POST /contacts/import: a .vcf or .csv file.
 func (s *Server) importContacts(c fiber.Ctx) error {
 	l := s.lang()
@@ -123,14 +126,23 @@ func (s *Server) importContacts(c fiber.Ctx) error {
 	if err != nil {
 		return bad(l.T("err.nofile"))
 	}
+	// A file over importMax is refused whole: it was cut at 4 MiB in
+	// silence, and the contacts past the cut were not imported (or the cut
+	// one came in broken) while the page said "n imported".
+	if fh.Size > importMax {
+		return bad(l.F("import.toobig", importMax>>20))
+	}
 	f, err := fh.Open()
 	if err != nil {
 		return bad(err.Error())
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 4<<20))
+	data, err := io.ReadAll(io.LimitReader(f, importMax+1))
 	if err != nil {
 		return bad(err.Error())
+	}
+	if len(data) > importMax {
+		return bad(l.F("import.toobig", importMax>>20))
 	}
 	var list []store.Contact
 	if bytes.Contains(bytes.ToUpper(data[:min(len(data), 4096)]), []byte("BEGIN:VCARD")) {

@@ -75,6 +75,15 @@ func (s *Server) errorHandler(c fiber.Ctx, err error) error {
 		// as it came, the session cookie among its headers.
 		return c.Status(fe.Code).SendString("Bad Request")
 	}
+	if errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge {
+		// A body over the limit (a contacts file the page did not stop):
+		// fasthttp answers before reading it, so the close waits for the
+		// rest (else the browser saw a reset, not this answer), and the
+		// page says it in words. No session was checked yet: the answer
+		// holds nothing but the sentence.
+		s.linger(c)
+		return s.fail(c, fe.Code, s.lang().T("err.toolarge"))
+	}
 	if errors.As(err, &fe) {
 		return c.Status(fe.Code).SendString(fe.Message)
 	}

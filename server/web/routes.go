@@ -21,6 +21,7 @@ func (s *Server) routes() {
 
 	a.Use(s.requireSession, s.checkCSRF)
 	a.Get("/", s.phonePage)
+	a.Get("/alive", ok) // the page asks when its live stream breaks: down, or a session this run does not know (link.ts)
 	a.Get("/events", s.events)
 	a.Get("/dial", s.dialLink)
 	a.Post("/origins/answer", s.answerOrigin)

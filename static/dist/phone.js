@@ -850,6 +850,78 @@
     return true;
   }
 
+  // static/src/link.ts
+  function words() {
+    return $("#link-words")?.dataset ?? {};
+  }
+  function say(text) {
+    const b = $("#link-lost");
+    if (!b) return;
+    if (b.textContent !== text) b.textContent = text;
+    b.hidden = text === "";
+  }
+  function lostWords(status) {
+    if (status === null) return words().down ?? "";
+    if (status === 401) return words().session ?? "";
+    return "";
+  }
+  var probing = false;
+  var again = 0;
+  async function probe() {
+    if (probing) return;
+    probing = true;
+    let status = null;
+    try {
+      status = (await fetch("/alive", { cache: "no-store", credentials: "same-origin" })).status;
+    } catch {
+      status = null;
+    } finally {
+      probing = false;
+    }
+    say(lostWords(status));
+    window.clearTimeout(again);
+    again = status === null ? window.setTimeout(() => void probe(), 3e3) : 0;
+  }
+  function tooBig(form) {
+    for (const input of form.querySelectorAll("input[type=file][data-max]")) {
+      const max = Number(input.dataset.max);
+      if (![...input.files ?? []].some((f) => f.size > max)) continue;
+      let err = form.querySelector("#err-" + input.name);
+      if (!err) {
+        err = document.createElement("p");
+        err.className = "err";
+        err.id = "err-" + input.name;
+        input.insertAdjacentElement("afterend", err);
+      }
+      err.textContent = input.dataset.toobig ?? "";
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return true;
+    }
+    return false;
+  }
+  function installLink() {
+    document.addEventListener("htmx:sseError", () => void probe());
+    document.addEventListener("htmx:sseOpen", () => say(""));
+    document.addEventListener("htmx:sendError", () => void probe());
+    document.addEventListener("htmx:responseError", (e) => {
+      const status = e.detail?.xhr?.status ?? 0;
+      const lost = lostWords(status);
+      if (lost) {
+        say(lost);
+        return;
+      }
+      const f = $("#flash");
+      if (f) f.textContent = (words().failed ?? "").replace("%d", String(status));
+    });
+    document.addEventListener("submit", (e) => {
+      if (e.target instanceof HTMLFormElement && tooBig(e.target)) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+      }
+    }, true);
+  }
+
   // static/src/phone.ts
   var settings = savedAudio();
   var audio = new Audio2(settings);
@@ -862,7 +934,9 @@
     h.config.responseHandling = [
       { code: "204", swap: false },
       { code: "[23]..", swap: true },
-      { code: "(400|404|409|422|503)", swap: true, error: false },
+      // 413 and 500 carry the words in #flash (render.go fail); other
+      // errors are said by link.ts.
+      { code: "(400|404|409|413|422|500|503)", swap: true, error: false },
       { code: "[45]..", swap: false, error: true }
     ];
     h.config.scrollIntoViewOnBoost = false;
@@ -1060,6 +1134,7 @@
   }
   function start() {
     configureHtmx();
+    installLink();
     document.body.dataset.incoming = document.body.dataset.incoming ?? "Incoming call";
     installHotkeys();
     installCallbar();

@@ -6,6 +6,7 @@ import { Audio } from './rtc';
 import { Ringer, act } from './ring';
 import { installHotkeys } from './keys';
 import { installCallbar, keepFocus, padHint, dialpadKey, showRinging } from './callbar';
+import { installLink } from './link';
 
 declare global {
   interface Window { htmx?: { config: Record<string, unknown> }; softphone?: unknown }
@@ -24,7 +25,9 @@ function configureHtmx(): void {
   h.config.responseHandling = [
     { code: '204', swap: false },
     { code: '[23]..', swap: true },
-    { code: '(400|404|409|422|503)', swap: true, error: false },
+    // 413 and 500 carry the words in #flash (render.go fail); other
+    // errors are said by link.ts.
+    { code: '(400|404|409|413|422|500|503)', swap: true, error: false },
     { code: '[45]..', swap: false, error: true },
   ];
   h.config.scrollIntoViewOnBoost = false;
@@ -259,6 +262,7 @@ function audioControls(): void {
 
 function start(): void {
   configureHtmx();
+  installLink();
   document.body.dataset.incoming = document.body.dataset.incoming ?? 'Incoming call';
   installHotkeys();
   installCallbar();
