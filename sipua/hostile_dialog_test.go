@@ -749,3 +749,64 @@ func TestAnswerNeverAckedSendsBye(t *testing.T) {
 		t.Fatalf("ended %s/%s, want failed", ended.Reason, ended.Outcome)
 	}
 }
+
+// TestReferNotifyUnansweredHoldsNothing: the far end transfers us (REFER)
+// and never answers the phone's progress NOTIFYs. The call's other
+// actions go on while a NOTIFY waits: the person's mute came 5 s late
+// (each NOTIFY was awaited on the call's goroutine), and the final
+// NOTIFY of a failed transfer held the call the same.
+func TestReferNotifyUnansweredHoldsNothing(t *testing.T) {
+	p, r, c := answeredRawCall(t)
+	// The REFER after the phone has taken the ACK: before it, requests
+	// inside the dialog wait for it (indialog.go), NOTIFY too.
+	cl, err := p.get(c.ID)
+	must(t, err)
+	select {
+	case <-cl.final:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the phone never took the ACK")
+	}
+	br := r.inDialog("REFER", "Refer-To: <sip:111@127.0.0.1>\r\n", "")
+	if res := r.final(br); statusOf(res) != 202 {
+		t.Fatalf("REFER answered %.40q", res)
+	}
+	if _, ok := r.requestFromPhone("NOTIFY", 5*time.Second); !ok {
+		t.Fatal("no NOTIFY after the 202")
+	}
+	// The NOTIFY is not answered. The mute is done at once, not after the
+	// NOTIFY's 5 s (the bound leaves room for a loaded machine).
+	muted := make(chan error, 1)
+	go func() { muted <- p.SetMute(bg, c.ID, true) }()
+	select {
+	case err := <-muted:
+		if err != nil {
+			t.Fatalf("mute: %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the mute waited for the unanswered NOTIFY")
+	}
+	// The transfer fails (the target refuses); its final NOTIFY is not
+	// answered either, and the call, which goes on, is not held by it.
+	inv, ok := r.requestFromPhone("INVITE", 10*time.Second)
+	if !ok {
+		t.Fatal("the transfer placed no call")
+	}
+	r.answer(inv, "486 Busy Here", "", "")
+	if _, ok := r.find(5*time.Second, func(m string) bool {
+		return strings.HasPrefix(m, "NOTIFY ") && strings.Contains(m, "SIP/2.0 486")
+	}); !ok {
+		t.Fatal("no final NOTIFY of the failed transfer")
+	}
+	go func() { muted <- p.SetMute(bg, c.ID, false) }()
+	select {
+	case err := <-muted:
+		if err != nil {
+			t.Fatalf("unmute: %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the unmute waited for the unanswered final NOTIFY")
+	}
+	if got, ok := p.Call(c.ID); !ok || got.State != StateActive || got.Muted {
+		t.Fatalf("the call after the failed transfer: %+v", got)
+	}
+}

@@ -111,6 +111,66 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 	}
 }
 
+// requestNoWait sends an in-dialog request whose answer changes nothing
+// here (the progress NOTIFY of a REFER we took, RFC 3515 2.4.4) and goes
+// on: its answer is awaited, and its transaction ended, on a goroutine of
+// its own (bounded by inDialogTimeout). Awaited here, a far end that never
+// answered held the call's other requests (hold, tones, a transfer) 5 s
+// for each NOTIFY. It is sent on the call's goroutine, so its CSeq keeps
+// its place among the dialog's requests. A call we answered whose ACK has
+// not come yet sends it the waiting way (request).
+func (c *call) requestNoWait(method sip.RequestMethod, body []byte, ctype string, hdrs ...sip.Header) error {
+	if c.dlg == nil {
+		return fmt.Errorf("%s: %w", method, ErrCallState)
+	}
+	if c.in != nil && c.final != nil {
+		select {
+		case <-c.final:
+		default:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := c.request(ctx, method, body, ctype, hdrs...)
+			return err
+		}
+	}
+	req := sip.NewRequest(method, c.remoteTarget())
+	for _, h := range hdrs {
+		req.AppendHeader(h)
+	}
+	if ctype != "" {
+		req.AppendHeader(sip.NewHeader("Content-Type", ctype))
+	}
+	req.SetBody(body)
+	tx, err := c.dlg.TransactionRequest(context.Background(), req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	log, id := c.p.log, c.id
+	go func() {
+		defer tx.Terminate()
+		t := time.NewTimer(inDialogTimeout)
+		defer t.Stop()
+		for {
+			select {
+			case res := <-tx.Responses():
+				if res.IsProvisional() {
+					continue
+				}
+				if !res.IsSuccess() {
+					log.Debug("in-dialog request refused", "call", id, "method", method, "status", res.StatusCode)
+				}
+				return
+			case <-tx.Done():
+				log.Debug("in-dialog request unanswered", "call", id, "method", method, "error", tx.Err())
+				return
+			case <-t.C:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
 func (c *call) send(ctx context.Context, req *sip.Request) (*sip.Response, error) {
 	method := req.Method
 	tx, err := c.dlg.TransactionRequest(ctx, req)

@@ -288,10 +288,19 @@ func (c *call) notifyRefer(code int, reason string, final bool) {
 		state = "terminated;reason=noresource"
 	}
 	body := []byte("SIP/2.0 " + strconv.Itoa(code) + " " + reason + "\r\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := c.request(ctx, sip.NOTIFY, body, "message/sipfrag;version=2.0",
-		sip.NewHeader("Event", "refer"), sip.NewHeader("Subscription-State", state))
+	hdrs := []sip.Header{sip.NewHeader("Event", "refer"), sip.NewHeader("Subscription-State", state)}
+	var err error
+	if final && code >= 200 && code < 300 {
+		// The transfer worked: our BYE follows, and goes after the far end
+		// has this NOTIFY (a BYE overtaking it on UDP had the NOTIFY
+		// refused, 481, and the far end never heard the transfer worked).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = c.request(ctx, sip.NOTIFY, body, "message/sipfrag;version=2.0", hdrs...)
+	} else {
+		// The call goes on: the answer is not awaited (requestNoWait).
+		err = c.requestNoWait(sip.NOTIFY, body, "message/sipfrag;version=2.0", hdrs...)
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		c.p.log.Debug("NOTIFY", "call", c.id, "error", err)
 	}
