@@ -79,7 +79,7 @@ func (s *Server) historyTags(c fiber.Ctx) error {
 }
 
 // maxNote is the longest note of a history entry, in bytes.
-const maxNote = 4000
+const maxNote = store.NoteMax
 
 // historyNote is POST /history/:id/note.
 func (s *Server) historyNote(c fiber.Ctx) error {

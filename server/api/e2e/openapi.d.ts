@@ -664,6 +664,7 @@ export interface components {
             secure: boolean;
         };
         HistoryPatch: {
+            /** @description At most 4000 bytes (UTF-8): a longer note is refused (400) and nothing of the request is changed. */
             note?: string;
             tags?: string[];
         };
