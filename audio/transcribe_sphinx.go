@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,15 @@ func (p Pocketsphinx) run(ctx context.Context, bin, wavPath string) ([]Segment, 
 	defer runtime.UnlockOSThread()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Start()
+	if err == nil {
+		if err := sphinxStarted(cmd.Process); err != nil {
+			// Not fatal: the transcript is made all the same.
+			slog.Warn("transcripts: the recogniser may outlive the phone", "err", err)
+		}
+		err = cmd.Wait()
+	}
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 300 {
 			msg = msg[len(msg)-300:]

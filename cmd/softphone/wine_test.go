@@ -300,4 +300,55 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	}
 	b, _ := json.Marshal(accs)
 	t.Logf("accounts under wine: %s", b)
+
+	t.Run("recogniser ends with a killed phone", func(t *testing.T) { recogniserDiesWithPhone(t, w, dir) })
+}
+
+// recogniserDiesWithPhone: a phone killed while pocketsphinx transcribes
+// takes the recogniser with it on Windows too (the job object of
+// audio/transcribe_sphinx_windows.go). It ran on, minutes of both cores
+// for an hour's call. The phone is testdata/sphinxjob (audio.Pocketsphinx
+// whose recogniser is itself, noting its process id and waiting); killed
+// from outside as Task Manager would, then asked whether that process ended.
+func recogniserDiesWithPhone(t *testing.T, w wine, dir string) {
+	exe := filepath.Join(dir, "sphinxjob.exe")
+	build := exec.Command("go", "build", "-o", exe, "./testdata/sphinxjob")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=windows", "GOARCH=amd64")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("windows build: %v\n%s", err, out)
+	}
+	pidFile := filepath.Join(dir, "recogniser.pid")
+	cmd := exec.Command(w.bin, exe)
+	cmd.Env = append(w.env(), `SPHINXJOB_PID=Z:`+strings.ReplaceAll(pidFile, "/", `\`))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Its output to a file, not a pipe: the recogniser inherits the pipe,
+	// and Wait would wait for the recogniser (it ran on for its two
+	// minutes, and the check then found it gone).
+	logFile, err := os.Create(filepath.Join(dir, "sphinxjob.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	out := func() string { b, _ := os.ReadFile(logFile.Name()); return string(b) }
+	var pid string
+	if !testpeer.WaitFor(60*time.Second, func() bool {
+		b, err := os.ReadFile(pidFile)
+		pid = string(b)
+		return err == nil && pid != ""
+	}) {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the recogniser did not start:\n%s", out())
+	}
+	_ = cmd.Process.Kill() // SIGKILL: Wine's server ends the Windows process, as TerminateProcess does
+	<-done
+	if res, err := w.run(t, exe, "check", pid); err != nil || !strings.HasPrefix(res, "gone") {
+		t.Fatalf("the recogniser (process %s) runs on after the phone was killed: %v %s", pid, err, res)
+	}
 }
