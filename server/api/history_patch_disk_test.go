@@ -14,11 +14,12 @@ import (
 // TestHistoryPatchAllOrNothingOnAFullDisk: PATCH /history/{id} with tags and
 // a note that the full disk has room for only in part is refused 500 (the
 // disk is full) and keeps nothing. The tags and the note were two writes:
-// the tags (a few pages) were saved, the note (60 kB) refused, and the
-// client, told nothing was saved, had the entry's tags replaced. The
-// database is on a 1 MiB tmpfs in a private mount namespace; the disk is
-// filled, then 32 KiB given back: room for the tags' pages in the WAL, not
-// for the note's.
+// the tags (a few pages) were saved, the note (4000 bytes, the most a
+// note may have) refused, and the client, told nothing was saved, had the
+// entry's tags replaced. The database is on a 1 MiB tmpfs in a private
+// mount namespace; the disk is filled, then 18 KiB given back: room for
+// the tags' pages in the WAL, not for the note's too (measured: the tags
+// alone are saved with 16 to 20 KiB, tags and note need 24).
 func TestHistoryPatchAllOrNothingOnAFullDisk(t *testing.T) {
 	dir, inside := testpeer.OnSmallTmpfs(t, "1m")
 	if !inside {
@@ -45,10 +46,10 @@ func TestHistoryPatchAllOrNothingOnAFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(filler, fi.Size()-32<<10); err != nil {
+	if err := os.Truncate(filler, fi.Size()-18<<10); err != nil {
 		t.Fatal(err)
 	}
-	body := `{"tags":["support"],"note":"` + strings.Repeat("n", 60_000) + `"}`
+	body := `{"tags":["support"],"note":"` + strings.Repeat("n", store.NoteMax) + `"}`
 	r := do(t, "PATCH", e.base+"/history/"+id, body, bearer(token))
 	if r.status != 500 || !strings.Contains(string(r.body), msgDiskFull) {
 		t.Fatalf("the patch on the full disk: %d %s", r.status, r.body)
@@ -67,7 +68,7 @@ func TestHistoryPatchAllOrNothingOnAFullDisk(t *testing.T) {
 		t.Fatalf("with room again: %d %s", r.status, r.body)
 	}
 	e.get("/history/"+id).json(t, &after)
-	if !slices.Equal(tagsOf(after), []string{"support"}) || len(after["note"].(string)) != 60_000 {
+	if !slices.Equal(tagsOf(after), []string{"support"}) || len(after["note"].(string)) != store.NoteMax {
 		t.Errorf("with room again: tags %v, note %d bytes", after["tags"], len(after["note"].(string)))
 	}
 }

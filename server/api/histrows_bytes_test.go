@@ -11,15 +11,15 @@ import (
 )
 
 // TestHistoryRowsKeptBounded: the entries GET /history keeps as rendered
-// JSON are bounded in bytes, not only in number. A note may be as long as a
-// request body (64 KiB) and json.Marshal writes each '<' as \u003c, six
-// bytes: 25 entries with such notes were kept as 9 MB for the phone's life
-// (8192 entries: 3 GB). The answer stays whole.
+// JSON are bounded in bytes, not only in number. A note may have 4000
+// bytes (store.NoteMax) and json.Marshal writes each '<' as \u003c, six
+// bytes: 400 entries with such notes would be kept as 9.6 MB for the
+// phone's life (8192 entries: 196 MB). The answer stays whole.
 func TestHistoryRowsKeptBounded(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	note := strings.Repeat("<", 60_000)
-	const n = 25
+	note := strings.Repeat("<", store.NoteMax)
+	const n = 400
 	for i := range n {
 		start := t0.Add(time.Duration(i) * time.Minute)
 		h := store.HistoryEntry{CallID: uuid.NewString(), SeanceID: uuid.NewString(), AccountID: accountA,
