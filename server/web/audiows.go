@@ -207,7 +207,13 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 				s.hub.poke()
 			}
 			switch {
-			case m.Audio == "pcm" && link == nil:
+			case m.Audio == "pcm" && (link == nil || dropped(link)):
+				// A link the bridge dropped (another connection of the
+				// tab took its place) is replaced when the page asks
+				// again: it was kept, and every later "pcm" ignored until
+				// the page said "off", so the tab's call went silent. Only
+				// the page's asking re-attaches: two pages of one tab id
+				// cannot take it from each other without end.
 				s.rtc.attach(tab, func() { link = ta.AttachPCM(tab) })
 				go pumpPCM(sock, link, stop)
 			case m.Audio == "off" && link != nil:
@@ -223,6 +229,16 @@ func (s *Server) runAudioSocket(conn net.Conn, ta TabAudio, tab string) {
 				link.Mic(pcm)
 			}
 		}
+	}
+}
+
+// dropped says whether the bridge has dropped link.
+func dropped(link *audio.PCMLink) bool {
+	select {
+	case <-link.Done():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -189,3 +189,42 @@ func TestRequireTabSetting(t *testing.T) {
 		t.Fatalf("checked: %d, require_tab %v", res.StatusCode, r.st.Get().Audio.RequireTab)
 	}
 }
+
+// TestFallbackLinkTakenAgain: the page's fallback link is dropped by the
+// bridge (another connection of the same tab took its place, then went),
+// and the page asks for the fallback again: it gets a new link and its
+// audio flows. The socket kept the dropped link and ignored every later
+// "pcm" until the page said "off": a call in that tab went silent.
+func TestFallbackLinkTakenAgain(t *testing.T) {
+	r, b := audioRig(t)
+	conn, err := r.dialSocket("tab-relink", r.origin, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]byte, 640)
+	binary.LittleEndian.PutUint16(frame, 1000)
+	for _, m := range []string{`{"state":"ready","focus":true}`, `{"audio":"pcm"}`} {
+		if err := wsutil.WriteClientText(conn, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wsutil.WriteClientBinary(conn, frame); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the fallback to flow", b.Attached)
+	// Another connection of the tab takes the link's place, then ends.
+	other := b.AttachPCM("tab-relink")
+	other.Close()
+	waitFor(t, "the link to be dropped", func() bool { return !b.Attached() })
+	if err := wsutil.WriteClientText(conn, []byte(`{"audio":"pcm"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(5 * time.Second); !b.Attached(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the page asked for the fallback again and got no link")
+		}
+		if err := wsutil.WriteClientBinary(conn, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
