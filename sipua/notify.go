@@ -9,8 +9,11 @@ import (
 
 // onNotify takes a NOTIFY of this subscription's dialog. It is answered
 // here; out-of-order NOTIFYs (a lower CSeq than one already taken, RFC 3261
-// 12.2.2) are answered and ignored.
+// 12.2.2) are answered and ignored. The check and the body are one step
+// (notifying): the state left is that of the NOTIFY with the highest CSeq.
 func (s *subscription) onNotify(req *sip.Request, tx sip.ServerTransaction) {
+	s.notifying.Lock()
+	defer s.notifying.Unlock()
 	fromTag := ""
 	if f := req.From(); f != nil {
 		fromTag, _ = f.Params.Get("tag")

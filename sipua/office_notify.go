@@ -60,6 +60,7 @@ func (o *office) dialogNotify(contactID, ctype string, body []byte) {
 		}
 	}
 	now := st.state
+	o.p.log.Debug("dialog NOTIFY", "contact", contactID, "version", d.Version, "dialogs", len(d.Dialogs), "line", before+" -> "+now)
 	close(o.moved)
 	o.moved = make(chan struct{})
 	o.mu.Unlock()

@@ -37,6 +37,12 @@ type subscription struct {
 	// no longer known to be alive, its state is unknown).
 	notify func(ctype string, body []byte)
 
+	// notifying takes the NOTIFYs one at a time: sipgo hands each request
+	// to a goroutine of its own, and with the CSeq checked under mu but
+	// the body taken after it, an earlier NOTIFY that passed the check
+	// could take its body after a later one (notify.go).
+	notifying sync.Mutex
+
 	mu        sync.Mutex
 	callID    string
 	localTag  string

@@ -3,6 +3,7 @@ package sipua
 import (
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +35,13 @@ func (n *notifier) send(msg string) {
 // Call-ID and From tag) and returns the phone's status code.
 func (n *notifier) notify(callID, fromTag string, cseq int, state, ctype, body string) int {
 	n.t.Helper()
+	msg, branch := n.notifyMsg(callID, fromTag, cseq, state, ctype, body)
+	n.send(msg)
+	return n.answered(branch)
+}
+
+// notifyMsg writes a NOTIFY (notify) and gives its Via branch.
+func (n *notifier) notifyMsg(callID, fromTag string, cseq int, state, ctype, body string) (string, string) {
 	branch := "z9hG4bK" + uuid.NewString()[:8]
 	msg := fmt.Sprintf("NOTIFY sip:alice@127.0.0.1:%d SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:%d;branch=%s\r\n"+
 		"From: <sip:bob@127.0.0.1>;tag=%s\r\nTo: <sip:alice@127.0.0.1>;tag=%s\r\nCall-ID: %s\r\nCSeq: %d NOTIFY\r\n"+
@@ -42,8 +50,13 @@ func (n *notifier) notify(callID, fromTag string, cseq int, state, ctype, body s
 	if body != "" {
 		msg += "Content-Type: " + ctype + "\r\n"
 	}
-	msg += "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-	n.send(msg)
+	return msg + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body, branch
+}
+
+// answered reads the phone's status code for the request of branch
+// (answers to other requests are passed over).
+func (n *notifier) answered(branch string) int {
+	n.t.Helper()
 	for {
 		res, _ := n.read(n.t, "SIP/2.0")
 		if strings.Contains(header(res, "Via"), branch) {
@@ -195,5 +208,57 @@ func TestSubscriptionDialogMatching(t *testing.T) {
 	un, _ = pbx.read(t, "SUBSCRIBE")
 	if header(un, "Expires") != "0" || header(un, "Call-ID") != header(sub3, "Call-ID") {
 		t.Errorf("no unsubscribe when the account was removed:\n%s", un)
+	}
+}
+
+// TestNotifiesBackToBackKeepTheirOrder: two NOTIFYs of one subscription
+// sent back to back (kamailio's presence server sends the states of a
+// call so) leave the state of the later one. Each was handled on a
+// goroutine of its own, its CSeq checked, then its body taken: the later
+// NOTIFY's goroutine could take its body first and the earlier one's
+// then overwrite it (a ringing line shown idle, and a pickup refused: CI
+// run 2 of note 14). On one P the goroutine of the second runs first.
+func TestNotifiesBackToBackKeepTheirOrder(t *testing.T) {
+	pbx := newRawPeer(t)
+	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: pbx.port(), Transport: "udp", Enabled: true, ExpiryS: 60}
+	p := startPhone(t, acc, "")
+	reg, from := pbx.read(t, "REGISTER")
+	pbx.reply(t, reg, from, "200 OK", "Contact: "+header(reg, "Contact")+";expires=60")
+	p.waitRegistered()
+	p.SetWatched([]Watched{{ContactID: "c-bob", Number: "bob"}})
+	sub, from := pbx.read(t, "SUBSCRIBE")
+	n := &notifier{rawPeer: pbx, t: t, phone: from, callID: header(sub, "Call-ID"), ourTag: tagOf(header(sub, "From"))}
+	n.answer(sub, from, 60)
+	line := func() string { return p.ContactState("c-bob").LineState }
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const ct = "application/dialog-info+xml"
+	seq := 2
+	for i := range 20 {
+		states := []string{"terminated", "early"} // idle, then ringing
+		want := LineRinging
+		if i%2 == 1 {
+			states, want = []string{"early", "terminated"}, LineIdle
+		}
+		m1, b1 := n.notifyMsg(n.callID, "peer", seq, "active;expires=60", ct, fmt.Sprintf(earlyDialog, seq, states[0]))
+		m2, b2 := n.notifyMsg(n.callID, "peer", seq+1, "active;expires=60", ct, fmt.Sprintf(earlyDialog, seq+1, states[1]))
+		seq += 2
+		n.send(m1)
+		n.send(m2)
+		// Answers come after the bodies are taken (onNotify), in any order.
+		codes := map[string]int{}
+		for len(codes) < 2 {
+			res, _ := n.read(t, "SIP/2.0")
+			for _, b := range []string{b1, b2} {
+				if strings.Contains(header(res, "Via"), b) {
+					codes[b], _ = strconv.Atoi(strings.Fields(res)[1])
+				}
+			}
+		}
+		if codes[b1] != 200 || codes[b2] != 200 {
+			t.Fatalf("round %d: answers %v", i, codes)
+		}
+		if got := line(); got != want {
+			t.Fatalf("round %d: NOTIFYs %v back to back left the line %q, want %q (the later one's)", i, states, got, want)
+		}
 	}
 }

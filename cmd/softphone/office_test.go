@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,9 @@ func TestWatchAndPickUpThroughTheAPI(t *testing.T) {
 		"api":      map[string]any{"enabled": true, "port": apiPort},
 		"webhooks": map[string]any{"enabled": true, "url": hooks.URL + "/hook", "method": "POST"},
 		"sip":      map[string]any{"listen": "127.0.0.1:" + strconv.Itoa(testpeer.FreeSIPPort(t))},
+		// Debug: the log shows each dialog NOTIFY's line state (CI run 2 of
+		// note 14: a pickup refused right after the line showed ringing).
+		"diagnostics": map[string]any{"log_level": "debug"},
 		"accounts": []map[string]any{{"id": accountID, "name": "Office", "username": "alice", "domain": "127.0.0.1",
 			"port": kam.Port, "transport": "udp", "expiry_s": 300, "enabled": true, "mwi": true}},
 	})
@@ -100,7 +104,10 @@ func TestWatchAndPickUpThroughTheAPI(t *testing.T) {
 	}
 	code, out := apiDo(t, "POST", api+"/contacts/"+id+"/pickup", "", nil)
 	if code != http.StatusCreated {
-		t.Fatalf("pickup: %d %v", code, out)
+		var c map[string]any
+		_ = testpeer.GetJSON(api+"/contacts/"+id, &c)
+		t.Fatalf("pickup: %d %v; contact now %v\nphone (dialog NOTIFYs):\n%s\nkamailio:\n%s", code, out, c,
+			grepLines(p.Output(), "dialog NOTIFY"), tail(kam.Log(), 3000))
 	}
 	call, _ := out["id"].(string)
 	if !testpeer.WaitFor(10*time.Second, func() bool {
@@ -131,3 +138,17 @@ func TestWatchAndPickUpThroughTheAPI(t *testing.T) {
 		t.Errorf("history: %v %v", err, hist)
 	}
 }
+
+// grepLines gives the lines of s that hold sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// tail gives the last n bytes of s.
+func tail(s string, n int) string { return s[max(0, len(s)-n):] }
