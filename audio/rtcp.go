@@ -79,6 +79,7 @@ func (s *Session) rtcpRead() {
 			continue
 		}
 		now := time.Now()
+		s.hear(now)
 		for _, p := range pkts {
 			switch r := p.(type) {
 			case *rtcp.SenderReport:

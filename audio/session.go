@@ -64,6 +64,7 @@ type Session struct {
 	tap func(pcm []int16) // tests: decoded far-end audio
 
 	srtp       atomic.Pointer[srtpState] // nil: clear RTP (srtp.go)
+	heard      atomic.Int64              // when the far end was last heard, from monoBase (session_heard.go)
 	srtpWanted atomic.Bool               // DTLS-SRTP under way: nothing clear in or out
 	dtls       atomic.Pointer[dtlsComp]  // DTLS-SRTP on the RTP port (dtls.go)
 	stunWait   atomic.Pointer[stunWait]  // a STUN Binding under way (stun.go)
@@ -136,6 +137,7 @@ func (s *Session) Start(remote *net.UDPAddr, codec Codec, dtmfPT uint8) error {
 		s.remoteCtrl = s.ctrlFor(remote)
 	}
 	s.codec, s.dtmfPT, s.started = codec, dtmfPT, true
+	s.hear(time.Now()) // Silence counts from here
 	s.kickLocked(time.Now())
 	return nil
 }

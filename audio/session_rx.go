@@ -45,6 +45,7 @@ func (s *Session) readLoop() {
 		if latch && !s.latch(from, p.SSRC, now) {
 			return // another port's, without the stream's SSRC (session_source.go)
 		}
+		s.hear(now)
 		s.mu.Lock()
 		started, codec, dtmfPT, dir := s.started, s.codec, s.dtmfPT, s.dir
 		if s.passing && now.Sub(s.lastPass) >= passHold {

@@ -42,6 +42,8 @@ type call struct {
 	in         *sipgo.DialogServerSession
 	dlg        dialog // in-dialog request sender of out or in
 	media      MediaSession
+	mediaTick  *time.Ticker // the far end's silence checked (media_timeout.go), from the answer
+	mediaSince time.Time    // connected or hold changed last: silence counts from here at the earliest
 	neg        negotiated
 	localHold  bool
 	remoteHold bool
@@ -136,9 +138,12 @@ func (c *call) run() {
 			op()
 		case d := <-c.dtmfq:
 			c.dtmfIn(d)
+		case <-c.mediaTicks():
+			c.checkMedia()
 		case <-c.ctx.Done():
 		}
 		if c.c.State == StateEnded {
+			c.stopMediaWatch()
 			return
 		}
 	}
@@ -231,6 +236,7 @@ func (c *call) setState(s CallState) {
 func (c *call) connected() {
 	first := c.c.AnsweredAt.IsZero()
 	c.setState(connectedState(c.conf, c.localHold, c.remoteHold))
+	c.watchMedia()
 	if first && !c.c.AnsweredAt.IsZero() && c.p.settingsNow().Recording.Mode == "all" {
 		if r, ok := c.media.(recorder); ok {
 			if id, err := r.SetRecording(true); err != nil {

@@ -31,6 +31,10 @@ type Config struct {
 	// CRLF from the UDP listener, or on the open TCP/TLS connection.
 	// Zero gives 25 s on UDP (NAT bindings last ~30 s) and 60 s on TCP/TLS.
 	KeepAliveUDP, KeepAliveTCP time.Duration
+	// MediaTimeout ends an answered call whose far end sends no RTP and no
+	// RTCP for this long while neither side holds it (media_timeout.go).
+	// Zero: 30 s; negative: never.
+	MediaTimeout time.Duration
 	// SubscribeExpiry is the lifetime asked for in SUBSCRIBE (busy lamps,
 	// presence, voicemail), refreshed at 80% of what is granted. Zero: 600 s.
 	SubscribeExpiry int

@@ -21,28 +21,29 @@ type Phone struct {
 	media   MediaEngine
 	product string
 
-	mu       sync.Mutex
-	settings store.Settings
-	lines    map[string]*line // by account id, in settings order below
-	order    []string
-	calls    map[string]*call // by call id
-	dialogs  map[string]*call // by dialog key (Call-ID and local tag)
-	selected string
-	stack    *stack
-	serving  bool
-	stackMu  sync.Mutex // held while the stack opens or closes
-	listen   string     // what the running stack listens on
-	wg       sync.WaitGroup
-	inviting inviting      // goroutines in sipgo's INVITE client (inviting.go)
-	stopping chan struct{} // closed when Serve begins to shut down
-	stopOnce sync.Once
-	noAnswer time.Duration // outgoing calls ringing longer end with no-answer
-	trace    *sipTrace     // recent SIP messages (SIPTrace)
-	kaUDP    time.Duration // keep-alive interval on UDP
-	kaTCP    time.Duration // keep-alive interval on TCP and TLS
-	refused  refusedCounter
-	ringing  int     // incoming calls not yet answered or refused (ringing.go), under mu
-	busy     busyLog // incoming calls turned away for maxLiveCalls (livecalls.go)
+	mu           sync.Mutex
+	settings     store.Settings
+	lines        map[string]*line // by account id, in settings order below
+	order        []string
+	calls        map[string]*call // by call id
+	dialogs      map[string]*call // by dialog key (Call-ID and local tag)
+	selected     string
+	stack        *stack
+	serving      bool
+	stackMu      sync.Mutex // held while the stack opens or closes
+	listen       string     // what the running stack listens on
+	wg           sync.WaitGroup
+	inviting     inviting      // goroutines in sipgo's INVITE client (inviting.go)
+	stopping     chan struct{} // closed when Serve begins to shut down
+	stopOnce     sync.Once
+	noAnswer     time.Duration // outgoing calls ringing longer end with no-answer
+	trace        *sipTrace     // recent SIP messages (SIPTrace)
+	kaUDP        time.Duration // keep-alive interval on UDP
+	kaTCP        time.Duration // keep-alive interval on TCP and TLS
+	mediaTimeout time.Duration // Config.MediaTimeout with its default; <= 0: never
+	refused      refusedCounter
+	ringing      int     // incoming calls not yet answered or refused (ringing.go), under mu
+	busy         busyLog // incoming calls turned away for maxLiveCalls (livecalls.go)
 
 	// OutboxInterrupted (recover.go)
 	outboxOf  func(Event) []store.OutboxEvent
@@ -61,6 +62,12 @@ func New(cfg Config) (*Phone, error) {
 		kaUDP: cfg.KeepAliveUDP, kaTCP: cfg.KeepAliveTCP, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
 	if p.log == nil {
 		p.log = slog.Default()
+	}
+	switch p.mediaTimeout = cfg.MediaTimeout; {
+	case p.mediaTimeout == 0:
+		p.mediaTimeout = defaultMediaTimeout
+	case p.mediaTimeout < 0:
+		p.mediaTimeout = 0
 	}
 	if d, ok := cfg.DB.(*store.DB); ok && d == nil {
 		p.db = nil // a nil *store.DB in the interface: no history

@@ -27,17 +27,30 @@ type rawCaller struct {
 	cseq   int
 	invBr  string   // the branch of the first INVITE
 	queue  []string // messages read while looking for another
+	// mediaPort is the RTP port the caller's SDP offers (0: 40000, where
+	// nothing listens).
+	mediaPort int
 }
 
 // rawCallerPhone is a phone whose account's server is 127.0.0.1 (so the
 // caller on 127.0.0.1 may ring it), with mods applied, and a caller.
 func rawCallerPhone(t *testing.T, mods ...func(*store.Settings)) (*tphone, *rawCaller) {
 	t.Helper()
+	return rawCallerPhoneWith(t, nil, mods...)
+}
+
+// rawCallerPhoneWith is rawCallerPhone with changes to the phone's Config.
+func rawCallerPhoneWith(t *testing.T, cfg []func(*Config), mods ...func(*store.Settings)) (*tphone, *rawCaller) {
+	t.Helper()
 	peer := newRawPeer(t)
 	// The caller is the account's server too: calls the phone places
 	// (a transfer) come to it. Its REGISTERs are left unanswered.
 	acc := store.Account{ID: uuid.NewString(), Username: "alice", Domain: "127.0.0.1", Port: peer.port(), Transport: "udp", Enabled: true}
-	p := startPhone(t, acc, "", mods...)
+	s := store.Settings{SIP: store.SIPSettings{Listen: "127.0.0.1:0", SelectedAccount: acc.ID}, Accounts: []store.Account{acc}}
+	for _, m := range mods {
+		m(&s)
+	}
+	p := startPhoneWith(t, s, secretMap{"account:" + acc.ID: ""}, nil, cfg...)
 	return p, &rawCaller{rawPeer: peer, t: t, phone: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p.stackPort()},
 		callID: uuid.NewString(), ftag: "c" + uuid.NewString()[:8]}
 }
@@ -80,7 +93,11 @@ func rawSDP(port int, dir audio.Direction) string {
 func (r *rawCaller) invite(extra string) string {
 	r.t.Helper()
 	r.cseq = 1
-	br := r.request("INVITE", r.callID, r.ftag, "", r.cseq, extra, rawSDP(40000, audio.SendRecv))
+	port := 40000
+	if r.mediaPort != 0 {
+		port = r.mediaPort
+	}
+	br := r.request("INVITE", r.callID, r.ftag, "", r.cseq, extra, rawSDP(port, audio.SendRecv))
 	r.invBr = br
 	for {
 		res := r.response(br)

@@ -19,6 +19,7 @@ func init() {
 		"why.transferred":   {"Transferred", "Weitervermittelt"},
 		"why.interrupted":   {"Interrupted (the phone stopped)", "Unterbrochen (das Telefon wurde beendet)"},
 		"why.notencrypted":  {"Not encrypted: refused", "Nicht verschlüsselt: abgewiesen"},
+		"why.mediatimeout":  {"Ended: no sound came from the other side any more (the line was lost)", "Beendet: von der Gegenseite kam kein Ton mehr (Verbindung verloren)"},
 		"why.failed":        {"Call failed", "Anruf fehlgeschlagen"},
 		"why.answered":      {"Answered", "Angenommen"},
 		"ended.title":       {"Call ended", "Anruf beendet"},

@@ -68,6 +68,8 @@ func (o Outcome) Why() string {
 		return "why.interrupted"
 	case "not-encrypted":
 		return "why.notencrypted"
+	case "media-timeout":
+		return "why.mediatimeout"
 	case "failed":
 		if o.SIPStatus == 0 {
 			return "why.unreachable" // no response, a transport error

@@ -32,6 +32,7 @@ func TestOutcomeWords(t *testing.T) {
 		{Outcome{Direction: "in", Outcome: "declined", Reason: "declined"}, "Declined by you", "Von Ihnen abgelehnt", ""},
 		{Outcome{Direction: "in", Outcome: "answered", Reason: "interrupted"}, "Interrupted (the phone stopped)", "Unterbrochen (das Telefon wurde beendet)", ""},
 		{Outcome{Direction: "out", Outcome: "answered", Reason: "transferred"}, "Transferred", "Weitervermittelt", ""},
+		{Outcome{Direction: "in", Outcome: "answered", Reason: "media-timeout"}, "Ended: no sound came from the other side any more (the line was lost)", "Beendet: von der Gegenseite kam kein Ton mehr (Verbindung verloren)", ""},
 		{Outcome{Direction: "out", Open: true}, "In progress", "Läuft", ""},
 		{Outcome{Direction: "out", Outcome: "failed", Reason: "something-new"}, "Call failed", "Anruf fehlgeschlagen", ""},
 	} {
