@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,13 +16,7 @@ import (
 // carries the banner (English and German), and an open page's live stream
 // gets it and loses it the moment the state changes.
 func TestDiskFullBanner(t *testing.T) {
-	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	r := newRig(t, func(c *Config) { c.DB = db })
-	r.login()
+	r, db := dbRig(t)
 	const en = "The disk is full: history and recordings cannot be saved"
 	if _, body := r.do("GET", "/", nil, nil); strings.Contains(body, en) {
 		t.Fatal("banner shown before the disk is full")

@@ -147,6 +147,19 @@ func newRigIn(t *testing.T, dir string, mod func(*Config)) *rig {
 	return r
 }
 
+// dbRig is a rig with a real store (SQLite in a temporary folder), logged in.
+func dbRig(t *testing.T) (*rig, *store.DB) {
+	t.Helper()
+	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	r := newRig(t, func(c *Config) { c.DB = db })
+	r.login()
+	return r, db
+}
+
 func freePort(t *testing.T) int {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +12,7 @@ import (
 // TestOverlongNoteSaysTheLimit: a note over 4000 bytes is refused with the
 // limit in words, in the page's language; the message showed "%d".
 func TestOverlongNoteSaysTheLimit(t *testing.T) {
-	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	r := newRig(t, func(c *Config) { c.DB = db })
-	r.login()
+	r, db := dbRig(t)
 	if err := db.StartHistory(t.Context(), store.HistoryEntry{ID: "h1", CallID: "call-1", Direction: "out", Number: "+4930555", StartedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"html"
 	"mime/multipart"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +23,7 @@ import (
 // "gone": not found", "read vCard: bufio.Scanner: token too long"). A real
 // SQLite store.
 func TestRefusalsInThePagesLanguage(t *testing.T) {
-	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	r := newRig(t, func(c *Config) { c.DB = db })
-	r.login()
+	r, db := dbRig(t)
 	if err := db.StartHistory(t.Context(), store.HistoryEntry{ID: "h1", CallID: "call-1", Direction: "out", Number: "+4930555", StartedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

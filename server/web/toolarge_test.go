@@ -10,33 +10,17 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/softphone/softphone/store"
 )
-
-// importRig is a rig with a real store, logged in.
-func importRig(t *testing.T) (*rig, *store.DB) {
-	t.Helper()
-	db, err := store.OpenDB(filepath.Join(t.TempDir(), "softphone.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	r := newRig(t, func(c *Config) { c.DB = db })
-	r.login()
-	return r, db
-}
 
 // TestImportOverLimitRefusedWhole: a contacts file over 4 MiB (below the
 // server's 8 MiB body limit) is refused whole, in words. It was cut at
 // 4 MiB in silence: the contacts before the cut were imported, the rest
 // lost, and the page said "n contacts imported".
 func TestImportOverLimitRefusedWhole(t *testing.T) {
-	r, db := importRig(t)
+	r, db := dbRig(t)
 	var vcf bytes.Buffer
 	for i := 0; vcf.Len() <= importMax+importMax/4; i++ {
 		fmt.Fprintf(&vcf, "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Person %d with a rather long name\r\nTEL:+49301%07d\r\nEND:VCARD\r\n", i, i)
@@ -64,7 +48,7 @@ func TestImportOverLimitRefusedWhole(t *testing.T) {
 // the connection was reset while the browser still sent, so Firefox,
 // which reads no answer before its upload ends, said nothing at all.
 func TestTooLargeBodyFromPageAnsweredInWords(t *testing.T) {
-	r, _ := importRig(t)
+	r, _ := dbRig(t)
 	const size, first = 9 << 20, 10_000
 	c := dialRaw(t, r.srv.Port())
 	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
