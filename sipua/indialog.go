@@ -90,17 +90,7 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 	}
 	var auth sip.Header
 	for attempt := 0; ; attempt++ {
-		req := sip.NewRequest(method, c.remoteTarget())
-		for _, h := range hdrs {
-			req.AppendHeader(h)
-		}
-		if auth != nil {
-			req.AppendHeader(auth)
-		}
-		if ctype != "" {
-			req.AppendHeader(sip.NewHeader("Content-Type", ctype))
-		}
-		req.SetBody(body)
+		req := c.inDialogRequest(method, body, ctype, hdrs, auth)
 		res, err := c.send(ctx, req)
 		if err != nil || attempt > 0 || (res.StatusCode != 401 && res.StatusCode != 407) || !c.line.fromServer(res) {
 			return res, err
@@ -109,6 +99,23 @@ func (c *call) request(ctx context.Context, method sip.RequestMethod, body []byt
 			return res, nil
 		}
 	}
+}
+
+// inDialogRequest builds a request to the remote target with hdrs, an
+// authorization (nil: none) and the body; the dialog adds the rest.
+func (c *call) inDialogRequest(method sip.RequestMethod, body []byte, ctype string, hdrs []sip.Header, auth sip.Header) *sip.Request {
+	req := sip.NewRequest(method, c.remoteTarget())
+	for _, h := range hdrs {
+		req.AppendHeader(h)
+	}
+	if auth != nil {
+		req.AppendHeader(auth)
+	}
+	if ctype != "" {
+		req.AppendHeader(sip.NewHeader("Content-Type", ctype))
+	}
+	req.SetBody(body)
+	return req
 }
 
 // requestNoWait sends an in-dialog request whose answer changes nothing
@@ -133,15 +140,7 @@ func (c *call) requestNoWait(method sip.RequestMethod, body []byte, ctype string
 			return err
 		}
 	}
-	req := sip.NewRequest(method, c.remoteTarget())
-	for _, h := range hdrs {
-		req.AppendHeader(h)
-	}
-	if ctype != "" {
-		req.AppendHeader(sip.NewHeader("Content-Type", ctype))
-	}
-	req.SetBody(body)
-	tx, err := c.dlg.TransactionRequest(context.Background(), req)
+	tx, err := c.dlg.TransactionRequest(context.Background(), c.inDialogRequest(method, body, ctype, hdrs, nil))
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
