@@ -42,8 +42,9 @@ type call struct {
 	in         *sipgo.DialogServerSession
 	dlg        dialog // in-dialog request sender of out or in
 	media      MediaSession
-	mediaTick  *time.Ticker // the far end's silence checked (media_timeout.go), from the answer
-	mediaSince time.Time    // connected or hold changed last: silence counts from here at the earliest
+	mediaTick  *time.Ticker  // the far end's silence checked (media_timeout.go), from the answer
+	mediaFor   time.Duration // the media timeout taken at the answer (0: never)
+	mediaSince time.Time     // connected or hold changed last: silence counts from here at the earliest
 	neg        negotiated
 	localHold  bool
 	remoteHold bool

@@ -33,7 +33,8 @@ type Config struct {
 	KeepAliveUDP, KeepAliveTCP time.Duration
 	// MediaTimeout ends an answered call whose far end sends no RTP and no
 	// RTCP for this long while neither side holds it (media_timeout.go).
-	// Zero: 30 s; negative: never.
+	// Zero: the settings' sip.media_timeout_s (30 s by default, 0 there:
+	// never); negative: never. Tests set it below the settings' 5 s floor.
 	MediaTimeout time.Duration
 	// SubscribeExpiry is the lifetime asked for in SUBSCRIBE (busy lamps,
 	// presence, voicemail), refreshed at 80% of what is granted. Zero: 600 s.

@@ -22,9 +22,10 @@
 //     KeepAliveUDP and KeepAliveTCP change the intervals. A pong is not
 //     required and not checked.
 //   - An answered call whose far end sends no RTP (comfort noise and tones
-//     count) and no RTCP for 30 s while neither side holds it ends with a
-//     BYE and reason media-timeout (a PBX gone without a BYE left it up for
-//     ever); Config MediaTimeout changes the time or turns it off.
+//     count) and no RTCP for sip.media_timeout_s (30 s; 0: never) while
+//     neither side holds it ends with a BYE and reason media-timeout (a PBX
+//     gone without a BYE left it up for ever); Config MediaTimeout
+//     overrides the setting.
 //   - Outgoing calls: a 180/183 gives ringing-out; a 183 (or any 18x) with
 //     SDP starts the media at once (early media), moved if a later 18x
 //     names another address or codec; the 200's SDP applies again. sipgo

@@ -11,8 +11,15 @@ import "time"
 // the same, at 30 s by default.
 const ReasonMediaTimeout = "media-timeout"
 
-// defaultMediaTimeout is Config.MediaTimeout's zero value.
-const defaultMediaTimeout = 30 * time.Second
+// mediaTimeoutNow is how long an answered call's far end may be silent:
+// Config.MediaTimeout when set (< 0: never), else sip.media_timeout_s
+// (0: never; the settings file's default is 30 s).
+func (p *Phone) mediaTimeoutNow() time.Duration {
+	if p.mediaTimeout != 0 {
+		return max(p.mediaTimeout, 0)
+	}
+	return time.Duration(p.settingsNow().SIP.MediaTimeoutS) * time.Second
+}
 
 // silencer is the media session's Silence (audio.Session).
 type silencer interface{ Silence() time.Duration }
@@ -20,10 +27,15 @@ type silencer interface{ Silence() time.Duration }
 // watchMedia is told each time the call becomes connected or its hold
 // changes: the silence counts from then at the earliest (while held the
 // far end rightly sends nothing), and the check starts with the answer.
+// The time is taken at the answer: a change of sip.media_timeout_s
+// applies to the calls answered after it.
 func (c *call) watchMedia() {
 	c.mediaSince = time.Now()
-	if c.mediaTick == nil && c.p.mediaTimeout > 0 {
-		c.mediaTick = time.NewTicker(max(c.p.mediaTimeout/4, 100*time.Millisecond))
+	if c.mediaTick != nil {
+		return
+	}
+	if c.mediaFor = c.p.mediaTimeoutNow(); c.mediaFor > 0 {
+		c.mediaTick = time.NewTicker(max(c.mediaFor/4, 100*time.Millisecond))
 	}
 }
 
@@ -45,7 +57,7 @@ func (c *call) checkMedia() {
 		return
 	}
 	quiet := min(s.Silence(), time.Since(c.mediaSince))
-	if quiet < c.p.mediaTimeout {
+	if quiet < c.mediaFor {
 		return
 	}
 	c.p.log.Warn("the far end fell silent: call ended", "call", c.id, "silent", quiet.Round(time.Second).String())

@@ -84,3 +84,26 @@ func TestSilentFarEndEndsCall(t *testing.T) {
 	}
 	r.answer(bye, "200 OK", "", "")
 }
+
+// TestMediaTimeoutFromSettings: the time comes from sip.media_timeout_s
+// (0 there: never) unless Config.MediaTimeout overrides it (< 0: never).
+func TestMediaTimeoutFromSettings(t *testing.T) {
+	p := &Phone{}
+	for _, tc := range []struct {
+		cfg      time.Duration
+		settings int
+		want     time.Duration
+	}{
+		{0, 30, 30 * time.Second},
+		{0, 0, 0},
+		{0, 3600, time.Hour},
+		{2 * time.Second, 0, 2 * time.Second},
+		{2 * time.Second, 45, 2 * time.Second},
+		{-1, 45, 0},
+	} {
+		p.mediaTimeout, p.settings.SIP.MediaTimeoutS = tc.cfg, tc.settings
+		if got := p.mediaTimeoutNow(); got != tc.want {
+			t.Errorf("Config %v, settings %d s: %v, want %v", tc.cfg, tc.settings, got, tc.want)
+		}
+	}
+}

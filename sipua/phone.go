@@ -40,7 +40,7 @@ type Phone struct {
 	trace        *sipTrace     // recent SIP messages (SIPTrace)
 	kaUDP        time.Duration // keep-alive interval on UDP
 	kaTCP        time.Duration // keep-alive interval on TCP and TLS
-	mediaTimeout time.Duration // Config.MediaTimeout with its default; <= 0: never
+	mediaTimeout time.Duration // Config.MediaTimeout: 0 sip.media_timeout_s, < 0 never (media_timeout.go)
 	refused      refusedCounter
 	ringing      int     // incoming calls not yet answered or refused (ringing.go), under mu
 	busy         busyLog // incoming calls turned away for maxLiveCalls (livecalls.go)
@@ -57,17 +57,11 @@ type Phone struct {
 
 // New builds a phone from its configuration. It opens no socket: Serve does.
 func New(cfg Config) (*Phone, error) {
-	p := &Phone{log: cfg.Logger, bus: cfg.Bus, secrets: cfg.Secrets, db: cfg.DB, media: cfg.MediaEngine,
+	p := &Phone{log: cfg.Logger, bus: cfg.Bus, secrets: cfg.Secrets, db: cfg.DB, media: cfg.MediaEngine, mediaTimeout: cfg.MediaTimeout,
 		product: cfg.UserAgent, noAnswer: noAnswerTimeout, trace: &sipTrace{}, stopping: make(chan struct{}),
 		kaUDP: cfg.KeepAliveUDP, kaTCP: cfg.KeepAliveTCP, lines: map[string]*line{}, calls: map[string]*call{}, dialogs: map[string]*call{}}
 	if p.log == nil {
 		p.log = slog.Default()
-	}
-	switch p.mediaTimeout = cfg.MediaTimeout; {
-	case p.mediaTimeout == 0:
-		p.mediaTimeout = defaultMediaTimeout
-	case p.mediaTimeout < 0:
-		p.mediaTimeout = 0
 	}
 	if d, ok := cfg.DB.(*store.DB); ok && d == nil {
 		p.db = nil // a nil *store.DB in the interface: no history

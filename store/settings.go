@@ -84,11 +84,16 @@ type SIPSettings struct {
 	// AcceptCallsFrom is who may ring the phone (issue 12): "servers" (the
 	// accounts' servers, or calls to the Contact we registered) or "anyone".
 	AcceptCallsFrom string `json:"accept_calls_from"`
-	RingTimeoutS    int    `json:"ring_timeout_s"`  // an incoming call rings this long, then ends as missed (no-answer)
-	PresenceStatus  string `json:"presence_status"` // the user's own choice: available (default), away, busy
-	TLSListen       string `json:"tls_listen"`      // SIP over TLS listener, e.g. ":5061"; empty: off
-	TLSCertFile     string `json:"tls_cert_file"`   // its certificate (PEM); empty: one made and kept in the home
-	TLSKeyFile      string `json:"tls_key_file"`    // its private key (PEM)
+	RingTimeoutS    int    `json:"ring_timeout_s"` // an incoming call rings this long, then ends as missed (no-answer)
+	// MediaTimeoutS ends an answered call whose far end sent no RTP and
+	// no RTCP for this long while neither side held it (reason
+	// media-timeout): a PBX gone without a BYE. 0: never (a far end that
+	// suppresses silence without comfort noise or RTCP).
+	MediaTimeoutS  int    `json:"media_timeout_s"`
+	PresenceStatus string `json:"presence_status"` // the user's own choice: available (default), away, busy
+	TLSListen      string `json:"tls_listen"`      // SIP over TLS listener, e.g. ":5061"; empty: off
+	TLSCertFile    string `json:"tls_cert_file"`   // its certificate (PEM); empty: one made and kept in the home
+	TLSKeyFile     string `json:"tls_key_file"`    // its private key (PEM)
 	// DefaultRegion is where numbers without a country code are read
 	// when they are matched to contacts (issue 16): a region code like DE
 	// or US; empty: only numbers with a country code are normalised.

@@ -32,7 +32,7 @@ func DefaultSettings() Settings {
 		Integration: IntegrationSettings{Enabled: true},
 		API:         APISettings{Enabled: false, Port: 8377, Disabled: []string{}, AllowedOrigins: []string{}},
 		Webhooks:    WebhookSettings{Enabled: false, Method: "POST", Silenced: []string{}, HeaderName: "Authorization"},
-		SIP: SIPSettings{Listen: ":5060", RTPPortMin: 16384, RTPPortMax: 32767, AcceptCallsFrom: AcceptFromServers, RingTimeoutS: 120,
+		SIP: SIPSettings{Listen: ":5060", RTPPortMin: 16384, RTPPortMax: 32767, AcceptCallsFrom: AcceptFromServers, RingTimeoutS: 120, MediaTimeoutS: 30,
 			PresenceStatus: "available"},
 		Accounts: []Account{},
 		Audio: AudioSettings{MicVolume: 100, SpeakerVolume: 80, RingerVolume: 80,

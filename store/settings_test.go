@@ -214,6 +214,9 @@ func TestValidate(t *testing.T) {
 		{"sip.listen", func(s *Settings) { s.SIP.Listen = ":99999" }},
 		{"sip.rtp_port_max", func(s *Settings) { s.SIP.RTPPortMax = s.SIP.RTPPortMin }},
 		{"sip.selected_account", func(s *Settings) { s.SIP.SelectedAccount = "nope" }},
+		{"sip.media_timeout_s", func(s *Settings) { s.SIP.MediaTimeoutS = 4 }},
+		{"sip.media_timeout_s", func(s *Settings) { s.SIP.MediaTimeoutS = -1 }},
+		{"sip.media_timeout_s", func(s *Settings) { s.SIP.MediaTimeoutS = 3601 }},
 		{"accounts[0].transport", func(s *Settings) { s.Accounts = []Account{{ID: "a", Transport: "sctp"}} }},
 		{"accounts[0].id", func(s *Settings) { s.Accounts = []Account{{Transport: "udp"}} }},
 		{"accounts[1].id", func(s *Settings) { s.Accounts = []Account{{ID: "a", Transport: "udp"}, {ID: "a", Transport: "udp"}} }},
@@ -246,6 +249,7 @@ func TestValidate(t *testing.T) {
 	ok.SIP.SelectedAccount = "a"
 	ok.API.Disabled = []string{GroupSettings}
 	ok.API.AllowedOrigins = []string{"http://localhost:3000"}
+	ok.SIP.MediaTimeoutS = 0 // never
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid settings refused: %v", err)
 	}

@@ -119,6 +119,11 @@ func (s Settings) Validate() error {
 	if s.SIP.RingTimeoutS < 1 || s.SIP.RingTimeoutS > 3600 {
 		c.fail("sip.ring_timeout_s", "must be 1-3600 seconds, got %d", s.SIP.RingTimeoutS)
 	}
+	// Under 5 s a far end's ordinary gap (a re-INVITE, a jitter burst, a
+	// PBX's music on hold starting) would end the call.
+	if m := s.SIP.MediaTimeoutS; m != 0 && (m < 5 || m > 3600) {
+		c.fail("sip.media_timeout_s", "must be 0 (never) or 5-3600 seconds, got %d", m)
+	}
 	ids := map[string]bool{}
 	for i, a := range s.Accounts {
 		c.account(i, a, ids)

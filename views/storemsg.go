@@ -27,6 +27,7 @@ var storeMsgsDE = []struct {
 	{regexp.MustCompile(`^bad host (.+)$`), "ungültiger Host $1"},
 	{regexp.MustCompile(`^must be at least sip.rtp_port_min\+3 \((\d+)\), got (.+)$`), "muss mindestens sip.rtp_port_min+3 ($1) sein, nicht $2"},
 	{regexp.MustCompile(`^must be 1-3600 seconds, got (.+)$`), "muss zwischen 1 und 3600 Sekunden liegen, nicht $1"},
+	{regexp.MustCompile(`^must be 0 \(never\) or 5-3600 seconds, got (.+)$`), "muss 0 (nie) oder zwischen 5 und 3600 Sekunden liegen, nicht $1"},
 	{regexp.MustCompile(`^no account with id (.+)$`), "kein Konto mit der Kennung $1"},
 	{regexp.MustCompile(`^must list at least one of (.+)$`), "muss mindestens einen von $1 nennen"},
 	{regexp.MustCompile(`^(.+) is used by another account$`), "$1 gehört schon einem anderen Konto"},

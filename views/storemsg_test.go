@@ -19,6 +19,7 @@ func TestStoreMsgGerman(t *testing.T) {
 	_, err = st.Update(func(s *store.Settings) error {
 		s.API.Port = s.UI.Port
 		s.Audio.MicVolume = 300
+		s.SIP.MediaTimeoutS = 2
 		return nil
 	})
 	var msgs []string
@@ -38,7 +39,7 @@ func TestStoreMsgGerman(t *testing.T) {
 		}
 	}
 	walk(err)
-	if len(msgs) < 2 {
+	if len(msgs) < 3 {
 		t.Fatalf("store errors %v", err)
 	}
 	for _, m := range msgs {

@@ -125,6 +125,18 @@ func TestSettingsPatch(t *testing.T) {
 	if r.status != 400 {
 		t.Errorf("array patch: %d %s", r.status, r.body)
 	}
+	// The media timeout: 0 turns it off, under 5 s is refused and keeps
+	// what was saved.
+	if got := e.set.Get().SIP.MediaTimeoutS; got != 30 {
+		t.Errorf("media_timeout_s default %d", got)
+	}
+	r = do(t, "PATCH", e.base+"/settings", `{"sip":{"media_timeout_s":2}}`, bearer(token))
+	if r.status != 400 || !strings.Contains(r.errMsg(t), "sip.media_timeout_s must be 0 (never) or 5-3600 seconds") {
+		t.Errorf("media_timeout_s 2: %d %s", r.status, r.body)
+	}
+	if r := do(t, "PATCH", e.base+"/settings", `{"sip":{"media_timeout_s":0}}`, bearer(token)); r.status != 200 || !strings.Contains(string(r.body), `"media_timeout_s":0`) {
+		t.Errorf("media_timeout_s 0: %d %s", r.status, r.body)
+	}
 }
 
 func TestAccountsWrite(t *testing.T) {

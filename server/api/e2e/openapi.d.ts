@@ -788,6 +788,7 @@ export interface components {
                 default_region?: string;
                 do_not_disturb?: boolean;
                 listen?: string;
+                media_timeout_s?: number;
                 presence_status?: string;
                 ring_timeout_s?: number;
                 rtp_port_max?: number;
