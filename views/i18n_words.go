@@ -65,7 +65,20 @@ func init() {
 		"settings.numbers":        {"Numbers", "Nummern"},
 		"sip.default_region":      {"Default region", "Standardregion"},
 		"sip.default_region.hint": {"Two letters like DE or US: numbers without a country code (030 1234567) are read as numbers of this region, so they match contacts saved as +49 30 1234567. Empty: only numbers with a country code are matched across formats.", "Zwei Buchstaben wie DE oder US: Nummern ohne Landesvorwahl (030 1234567) gelten als Nummern dieser Region und passen so zu Kontakten, die als +49 30 1234567 gespeichert sind. Leer: nur Nummern mit Landesvorwahl werden formatübergreifend verglichen."},
-		"err.region":              {"must be a region code like DE or US, got %q", "muss ein Regionscode wie DE oder US sein, nicht %q"},
+		// Settings: how calls are taken and given up.
+		"settings.handling":          {"Call handling", "Anrufbehandlung"},
+		"sip.auto_answer":            {"Answer incoming calls at once", "Ankommende Anrufe sofort annehmen"},
+		"sip.allow_call_info_answer": {"Answer at once when the PBX asks for it (intercom, paging)", "Sofort annehmen, wenn die Telefonanlage darum bittet (Gegensprechen, Durchsage)"},
+		"sip.accept_calls_from":      {"Who may ring this phone", "Wer dieses Telefon anrufen darf"},
+		"accept.servers":             {"Only the servers of my accounts", "Nur die Server meiner Konten"},
+		"accept.anyone":              {"Anyone on the network", "Jeder im Netz"},
+		"sip.accept_calls_from.hint": {"Anyone: other phones may call this one directly, without a PBX. Only the servers: calls from anywhere else are turned away.", "Jeder: andere Telefone dürfen dieses direkt anrufen, ohne Telefonanlage. Nur die Server: Anrufe von anderswo werden abgewiesen."},
+		"sip.ring_timeout_s":         {"Ring for at most (seconds)", "Höchstens so lange klingeln (Sekunden)"},
+		"sip.ring_timeout_s.hint":    {"Then the call ends as missed and the caller is told that nobody answered.", "Danach endet der Anruf als verpasst, und der Anrufer erfährt, dass niemand abgenommen hat."},
+		"sip.media_timeout_s":        {"Hang up after silence from the other side (seconds)", "Auflegen nach Stille der Gegenseite (Sekunden)"},
+		"sip.media_timeout_s.hint":   {"When nothing at all comes from the other side for this long and nobody holds the call, the line is dead and the call ends. 0: never, for a PBX that sends nothing while the other side is quiet.", "Kommt so lange gar nichts von der Gegenseite und hält niemand das Gespräch, ist die Leitung tot und der Anruf endet. 0: nie, für eine Telefonanlage, die nichts sendet, während die Gegenseite schweigt."},
+		"err.mediatimeout":           {"Must be 0 (never) or a whole number from 5 to 3600.", "Muss 0 (nie) oder eine ganze Zahl von 5 bis 3600 sein."},
+		"err.region":                 {"must be a region code like DE or US, got %q", "muss ein Regionscode wie DE oder US sein, nicht %q"},
 	} {
 		en[k], de[k] = v[0], v[1]
 	}

@@ -216,3 +216,45 @@ func TestSettingsDefaultRegion(t *testing.T) {
 		t.Fatalf("region de: %d, kept %q", res.StatusCode, r.st.Get().SIP.DefaultRegion)
 	}
 }
+
+// The Call handling section: auto-answer, direct calls, the ring and media
+// timeouts are on the Settings page; a bad timeout is refused next to its
+// field in the page's language and nothing of the form is saved.
+func TestSettingsCallHandling(t *testing.T) {
+	r, _ := storeRig(t)
+	_, page := r.do("GET", "/settings", nil, nil)
+	for _, f := range []string{`name="sip.auto_answer"`, `name="sip.allow_call_info_answer"`, `name="sip.accept_calls_from"`,
+		`name="sip.ring_timeout_s" type="number" value="120"`, `name="sip.media_timeout_s" type="number" value="30"`, `href="#sec-handling"`} {
+		if !strings.Contains(page, f) {
+			t.Errorf("settings page lacks %s", f)
+		}
+	}
+	form := url.Values{"sip.auto_answer": {"on"}, "sip.accept_calls_from": {"anyone"}, "sip.ring_timeout_s": {"45"}, "sip.media_timeout_s": {"3"}}
+	res, body := r.form("/settings/handling", form)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `id="err-sip.media_timeout_s"`) || !strings.Contains(body, "Must be 0 (never) or a whole number from 5 to 3600.") {
+		t.Fatalf("media timeout 3: %d %q", res.StatusCode, regexp.MustCompile(`id="err-sip.media_timeout_s">[^<]*`).FindString(body))
+	}
+	if s := r.st.Get().SIP; s.AutoAnswer || s.AcceptCallsFrom != store.AcceptFromServers || s.RingTimeoutS != 120 || s.MediaTimeoutS != 30 {
+		t.Fatalf("a refused form saved something: %+v", s)
+	}
+	form.Set("sip.media_timeout_s", "x")
+	form.Set("sip.ring_timeout_s", "0")
+	if _, err := r.st.Update(func(s *store.Settings) error { s.Appearance.Language = "de"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, body = r.form("/settings/handling", form); !strings.Contains(body, "Muss eine ganze Zahl von 1 bis 3600 sein.") || !strings.Contains(body, "Muss eine ganze Zahl von 0 bis 3600 sein.") {
+		t.Errorf("no German refusals: %q", regexp.MustCompile(`class="err"[^>]*>[^<]*`).FindAllString(body, -1))
+	}
+	form.Set("sip.media_timeout_s", "0")
+	form.Set("sip.ring_timeout_s", "45")
+	if res, _ := r.form("/settings/handling", form); res.StatusCode != http.StatusOK {
+		t.Fatalf("handling: %d", res.StatusCode)
+	}
+	if s := r.st.Get().SIP; !s.AutoAnswer || s.AllowCallInfoAnswer || s.AcceptCallsFrom != store.AcceptFromAnyone || s.RingTimeoutS != 45 || s.MediaTimeoutS != 0 {
+		t.Fatalf("saved %+v", s)
+	}
+	form.Set("sip.accept_calls_from", "everyone")
+	if res, _ := r.form("/settings/handling", form); res.StatusCode != http.StatusUnprocessableEntity || r.st.Get().SIP.AcceptCallsFrom != store.AcceptFromAnyone {
+		t.Fatalf("accept_calls_from everyone: %d", res.StatusCode)
+	}
+}
