@@ -159,3 +159,40 @@ func TestFreeMemAfterIdleGC(t *testing.T) {
 		t.Fatalf("release %d, want releaseQuiet", r)
 	}
 }
+
+// TestFreeMemIdleGCTooSoonComesLater: a collection of an idle phone within
+// idleGCGap of the last release gets its release when the gap has passed
+// (one for several collections), not at the next collection minutes later;
+// a call in between makes it moot.
+func TestFreeMemIdleGCTooSoonComesLater(t *testing.T) {
+	const gap = 300 * time.Millisecond
+	k := startKeeper(t, freeMemTimes{start: 10 * time.Millisecond, after: []time.Duration{10 * time.Millisecond}, idleGCGap: gap})
+	if r := k.next("after the start"); r != releaseLast {
+		t.Fatalf("the start's release is %d, want releaseLast", r)
+	}
+	k.collected()
+	k.collected()
+	k.none("collections within idleGCGap of the start's release")
+	if r := k.next("when idleGCGap has passed"); r != releaseIdleGC {
+		t.Fatalf("release %d, want releaseIdleGC", r)
+	}
+	// One release for both collections: nothing more within two gaps.
+	select {
+	case r := <-k.freed:
+		t.Fatalf("a second release %d for the same collections", r)
+	case <-time.After(2 * gap):
+	}
+
+	// A call makes the due release moot: the call's own spell releases.
+	k.collected()
+	k.call(sipua.EventCallStarted, "a", sipua.StateRingingIn)
+	select {
+	case r := <-k.freed:
+		t.Fatalf("release %d while a call rings", r)
+	case <-time.After(2 * gap):
+	}
+	k.call(sipua.EventCallEnded, "a", sipua.StateEnded)
+	if r := k.next("after the call"); r != releaseLast {
+		t.Fatalf("release %d, want releaseLast", r)
+	}
+}
