@@ -43,10 +43,9 @@ const startSettle = 2 * time.Second
 // an idle phone (see freeMemAfterCalls). The runtime forces one every 2
 // minutes; more often only when something allocates, and then what that
 // something runs is mapped back anyway. A collection that comes sooner
-// gets its release when the gap has passed: skipped, what it mapped
-// (about 4 MB of stack maps in the bench's runs) stayed until the next
-// collection, the forced one up to 2 minutes later, and an idle phone
-// read 20-23 MB instead of 16-19.
+// gets its release when the gap has passed: skipped, what its stack scan
+// mapped (the stack maps of every goroutine's frames, 2-4 MB) stayed
+// until the next collection, the forced one up to 2 minutes later.
 const idleGCGap = 30 * time.Second
 
 // freeMemTimes are the moments of freeMemAfterCalls.
@@ -89,8 +88,9 @@ func callEvents(e sipua.Event) bool { return sipua.IsCallEvent(e.Kind) }
 // gc receives after garbage collections (internal/gcnotice; nil: none);
 // one that comes while no call is up and no quiet spell runs is a
 // releaseIdleGC, at once when the last release is ts.idleGCGap old, else
-// when it is (one for any number of collections meanwhile). Never while a call is
-// up: the call's code and data would fault back in, in its media path.
+// when it is (one for any number of collections meanwhile). Never while
+// a call is up: the call's code and data would fault back in, in its
+// media path.
 // freed, when not nil, is called after each release.
 func freeMemAfterCalls(ctx context.Context, events <-chan sipua.Event, gc <-chan struct{}, ts freeMemTimes, freed func(release)) {
 	live := map[string]bool{}

@@ -6,17 +6,17 @@ import (
 	"github.com/softphone/softphone/views"
 )
 
-// The "Call handling" section of the settings: how incoming calls are taken and
-// when a call is given up. These were in settings.json and the API only, so
-// a person at the page could not turn on auto-answer, let a colleague's
-// phone call directly, or keep the calls of a PBX that sends nothing while
-// the line is quiet (sip.media_timeout_s 0).
+// The "Call handling" section of the settings: how incoming calls are
+// taken and when a call is given up. These were in settings.json and the
+// API only, so a person at the page could not turn on auto-answer, let a
+// colleague's phone call directly, or keep the calls of a PBX that sends
+// nothing while the line is quiet (sip.media_timeout_s 0).
 func init() {
 	sections["handling"] = section{fields: []string{"sip.auto_answer", "sip.allow_call_info_answer",
-		"sip.accept_calls_from", "sip.ring_timeout_s", "sip.media_timeout_s"}, apply: applyCalls}
+		"sip.accept_calls_from", "sip.ring_timeout_s", "sip.media_timeout_s"}, apply: applyHandling}
 }
 
-func applyCalls(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
+func applyHandling(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors) {
 	l := reqLang(c)
 	st.SIP.AutoAnswer = checked(c, "sip.auto_answer")
 	st.SIP.AllowCallInfoAnswer = checked(c, "sip.allow_call_info_answer")
