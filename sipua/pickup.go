@@ -58,6 +58,9 @@ func (p *Phone) pickup(ctx context.Context, contactID string) (c Call, err error
 	}
 	o.mu.Unlock()
 	if !ok || l == nil || state != LineRinging {
+		// Why, for the log at debug: a pickup refused right after the page
+		// showed ringing (note 14) could not be told from the outside.
+		p.log.Debug("pickup refused: the line is not ringing", "contact", contactID, "watched", ok, "subscribed", l != nil, "state", state)
 		return Call{}, fmt.Errorf("pickup: %w", ErrNotRinging), false
 	}
 	if l.acc.PickupPrefix != "" {
@@ -67,6 +70,7 @@ func (p *Phone) pickup(ctx context.Context, contactID string) (c Call, err error
 	if ring == nil || ring.CallID == "" || ring.LocalTag == "" || ring.RemoteTag == "" {
 		// The PBX reports ringing without the dialog's identifiers: nothing
 		// to put in Replaces (a pickup_prefix would do).
+		p.log.Debug("pickup waits: the ringing dialog has no tags yet", "contact", contactID)
 		return Call{}, fmt.Errorf("pickup: %w (the PBX did not name the ringing call)", ErrNotRinging), true
 	}
 	c, err = p.dial(ctx, dialOpts{number: w.Number, accountID: l.acc.ID,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,8 +107,8 @@ func TestWatchAndPickUpThroughTheAPI(t *testing.T) {
 	if code != http.StatusCreated {
 		var c map[string]any
 		_ = testpeer.GetJSON(api+"/contacts/"+id, &c)
-		t.Fatalf("pickup: %d %v; contact now %v\nphone (dialog NOTIFYs):\n%s\nkamailio:\n%s", code, out, c,
-			grepLines(p.Output(), "dialog NOTIFY"), tail(kam.Log(), 3000))
+		t.Fatalf("pickup: %d %v; contact now %v\nphone (dialog NOTIFYs, pickup, subscriptions):\n%s\nkamailio:\n%s", code, out, c,
+			grepLines(p.Output(), "dialog NOTIFY", "pickup", "subscription"), tail(kam.Log(), 3000))
 	}
 	call, _ := out["id"].(string)
 	if !testpeer.WaitFor(10*time.Second, func() bool {
@@ -139,11 +140,11 @@ func TestWatchAndPickUpThroughTheAPI(t *testing.T) {
 	}
 }
 
-// grepLines gives the lines of s that hold sub.
-func grepLines(s, sub string) string {
+// grepLines gives the lines of s that hold any of subs.
+func grepLines(s string, subs ...string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, sub) {
+		if slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(l, sub) }) {
 			out = append(out, l)
 		}
 	}
