@@ -77,7 +77,6 @@ func init() {
 		"sip.ring_timeout_s.hint":    {"Then the call ends as missed and the caller is told that nobody answered.", "Danach endet der Anruf als verpasst, und der Anrufer erfährt, dass niemand abgenommen hat."},
 		"sip.media_timeout_s":        {"Hang up after silence from the other side (seconds)", "Auflegen nach Stille der Gegenseite (Sekunden)"},
 		"sip.media_timeout_s.hint":   {"When nothing at all comes from the other side for this long and nobody holds the call, the line is dead and the call ends. 0: never, for a PBX that sends nothing while the other side is quiet.", "Kommt so lange gar nichts von der Gegenseite und hält niemand das Gespräch, ist die Leitung tot und der Anruf endet. 0: nie, für eine Telefonanlage, die nichts sendet, während die Gegenseite schweigt."},
-		"err.mediatimeout":           {"Must be 0 (never) or a whole number from 5 to 3600.", "Muss 0 (nie) oder eine ganze Zahl von 5 bis 3600 sein."},
 		"err.region":                 {"must be a region code like DE or US, got %q", "muss ein Regionscode wie DE oder US sein, nicht %q"},
 	} {
 		en[k], de[k] = v[0], v[1]

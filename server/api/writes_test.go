@@ -134,6 +134,9 @@ func TestSettingsPatch(t *testing.T) {
 	if r.status != 400 || !strings.Contains(r.errMsg(t), "sip.media_timeout_s must be 0 (never) or 5-3600 seconds") {
 		t.Errorf("media_timeout_s 2: %d %s", r.status, r.body)
 	}
+	if got := e.set.Get().SIP.MediaTimeoutS; got != 30 {
+		t.Errorf("a refused media_timeout_s changed it to %d", got)
+	}
 	if r := do(t, "PATCH", e.base+"/settings", `{"sip":{"media_timeout_s":0}}`, bearer(token)); r.status != 200 || !strings.Contains(string(r.body), `"media_timeout_s":0`) {
 		t.Errorf("media_timeout_s 0: %d %s", r.status, r.body)
 	}

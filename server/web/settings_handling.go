@@ -22,10 +22,8 @@ func applyHandling(s *Server, c fiber.Ctx, st *store.Settings, errs views.Errors
 	st.SIP.AllowCallInfoAnswer = checked(c, "sip.allow_call_info_answer")
 	st.SIP.AcceptCallsFrom = oneOf(c, "sip.accept_calls_from", store.AcceptCallsFromValues, errs, l)
 	st.SIP.RingTimeoutS = intField(c, "sip.ring_timeout_s", 1, 3600, errs, l)
-	// 0 or 5-3600, as the store checks (under 5 s an ordinary gap would end calls).
-	if m := intField(c, "sip.media_timeout_s", 0, 3600, errs, l); errs["sip.media_timeout_s"] == "" && m > 0 && m < 5 {
-		errs["sip.media_timeout_s"] = l.T("err.mediatimeout")
-	} else {
-		st.SIP.MediaTimeoutS = m
-	}
+	// 1-4 s pass here: the store refuses them ("must be 0 (never) or
+	// 5-3600 seconds"), and the page puts that next to the field in its
+	// language (placeErrors, views.StoreMsg).
+	st.SIP.MediaTimeoutS = intField(c, "sip.media_timeout_s", 0, 3600, errs, l)
 }

@@ -231,17 +231,20 @@ func TestSettingsCallHandling(t *testing.T) {
 	}
 	form := url.Values{"sip.auto_answer": {"on"}, "sip.accept_calls_from": {"anyone"}, "sip.ring_timeout_s": {"45"}, "sip.media_timeout_s": {"3"}}
 	res, body := r.form("/settings/handling", form)
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `id="err-sip.media_timeout_s"`) || !strings.Contains(body, "Must be 0 (never) or a whole number from 5 to 3600.") {
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, `id="err-sip.media_timeout_s">must be 0 (never) or 5-3600 seconds, got 3<`) {
 		t.Fatalf("media timeout 3: %d %q", res.StatusCode, regexp.MustCompile(`id="err-sip.media_timeout_s">[^<]*`).FindString(body))
 	}
 	if s := r.st.Get().SIP; s.AutoAnswer || s.AcceptCallsFrom != store.AcceptFromServers || s.RingTimeoutS != 120 || s.MediaTimeoutS != 30 {
 		t.Fatalf("a refused form saved something: %+v", s)
 	}
-	form.Set("sip.media_timeout_s", "x")
-	form.Set("sip.ring_timeout_s", "0")
 	if _, err := r.st.Update(func(s *store.Settings) error { s.Appearance.Language = "de"; return nil }); err != nil {
 		t.Fatal(err)
 	}
+	if _, body = r.form("/settings/handling", form); !strings.Contains(body, `id="err-sip.media_timeout_s">muss 0 (nie) oder zwischen 5 und 3600 Sekunden liegen, nicht 3<`) {
+		t.Errorf("no German refusal of 3 s: %q", regexp.MustCompile(`id="err-sip.media_timeout_s">[^<]*`).FindString(body))
+	}
+	form.Set("sip.media_timeout_s", "x")
+	form.Set("sip.ring_timeout_s", "0")
 	if _, body = r.form("/settings/handling", form); !strings.Contains(body, "Muss eine ganze Zahl von 1 bis 3600 sein.") || !strings.Contains(body, "Muss eine ganze Zahl von 0 bis 3600 sein.") {
 		t.Errorf("no German refusals: %q", regexp.MustCompile(`class="err"[^>]*>[^<]*`).FindAllString(body, -1))
 	}
