@@ -33,7 +33,7 @@ unshare -n env GOFLAGS=-mod=mod GOPROXY=off BIN="$bin" bash -c '
   # The phone killed, then started again, under an open page (Chromium and
   # Firefox ESR): the page says so; a contacts file too large is refused in words.
   node server/web/e2e/phonegone.mjs "$BIN" || rc=1
-  # The Settings page's Call handling section (Chromium and Firefox ESR): a
+  # The Call handling section of the Settings page (Chromium and Firefox ESR): a
   # bad silence timeout refused in words, saving nothing; 0 saved and kept.
   node server/web/e2e/handling.mjs "$BIN" || rc=1
   # A ring held by the autoplay policy says so; one click lets it sound.
